@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares: Swift 6 mode comes from the tools version; these add the house rules.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "persistence",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "PersistenceCore", targets: ["PersistenceCore"]),
+        .library(name: "PersistenceSQLite", targets: ["PersistenceSQLite"]),
+        .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
+        .executable(name: "persistence", targets: ["persistence"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    ],
+    targets: [
+        // C libraries: system packages, never products, imported `internal` by the one backend that uses each.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+
+        .target(name: "PersistenceCore", swiftSettings: swiftSettings),
+        .target(
+            name: "PersistenceSQLite",
+            dependencies: ["PersistenceCore", "CSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PersistenceTesting",
+            dependencies: ["PersistenceCore"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "persistence",
+            dependencies: [
+                "PersistenceCore",
+                "PersistenceSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        .testTarget(
+            name: "PersistenceCoreTests",
+            dependencies: ["PersistenceCore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PersistenceSQLiteTests",
+            dependencies: ["PersistenceCore", "PersistenceSQLite", "PersistenceTesting"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,63 @@
+extension Database {
+    /// Inserts a new record in its own write transaction.
+    /// - Throws: ``PersistenceError/Code/duplicateKey`` when the primary key exists, with nothing changed.
+    public func create<E: Entity>(_ entity: E) throws { try write { try $0.create(entity) } }
+
+    /// Inserts many new records in one write transaction: all or none.
+    public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws { try write { try $0.create(entities) } }
+
+    /// The records matching a condition, sorted and windowed; all records of the type by default.
+    ///
+    /// ```swift
+    /// let all: [User] = try db.recover()
+    /// let page: [User] = try db.recover(where: Field("age") >= 18, sortedBy: [.descending("age")], limit: 10)
+    /// ```
+    public func recover<E: Entity>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0
+    ) throws -> [E] {
+        try read { try $0.recover(type, where: condition, sortedBy: sort, limit: limit, offset: offset) }
+    }
+
+    /// The records whose attribute `key` equals `value`.
+    public func recover<E: Entity>(_ type: E.Type = E.self, key: String, value: some ValueConvertible) throws -> [E] {
+        try read { try $0.recover(type, key: key, value: value) }
+    }
+
+    /// The record with this primary key, or `nil`.
+    public func recover<E: Entity>(_ type: E.Type = E.self, id: E.ID) throws -> E? {
+        try read { try $0.recover(type, id: id) }
+    }
+
+    /// How many records match the condition (all when `nil`).
+    public func count<E: Entity>(_ type: E.Type, where condition: Condition? = nil) throws -> Int {
+        try read { try $0.count(type, where: condition) }
+    }
+
+    /// Replaces the stored record with the entity's primary key.
+    /// - Throws: ``PersistenceError/Code/notFound`` when there is none.
+    public func update<E: Entity>(_ entity: E) throws { try write { try $0.update(entity) } }
+
+    /// Inserts the record, or replaces the one with the same primary key.
+    public func upsert<E: Entity>(_ entity: E) throws { try write { try $0.upsert(entity) } }
+
+    /// Deletes the stored record with the entity's primary key; returns whether there was one.
+    @discardableResult
+    public func delete<E: Entity>(_ entity: E) throws -> Bool { try write { try $0.delete(entity) } }
+
+    /// Deletes the record with this primary key; returns whether there was one.
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        try write { try $0.delete(type, id: id) }
+    }
+
+    /// Deletes the records matching the condition; returns how many.
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, where condition: Condition) throws -> Int {
+        try write { try $0.delete(type, where: condition) }
+    }
+
+    /// Deletes every record of the type; returns how many.
+    @discardableResult
+    public func deleteAll<E: Entity>(_ type: E.Type) throws -> Int { try write { try $0.deleteAll(type) } }
+}

@@ -1,0 +1,80 @@
+/// The typed operations available inside one transaction.
+///
+/// A context exists only inside a ``Database/read(_:)`` or ``Database/write(_:)`` block; using it after the block
+/// returns throws ``PersistenceError/Code/contextExpired``. Mutations in a read block throw
+/// ``PersistenceError/Code/readOnly``.
+///
+/// Backends implement the requirements; everything else (recover by `key:value:`, delete an object, delete all…)
+/// is an extension built on them. A backend's own context type adds its native access — raw SQL for SQLite, raw
+/// keys for LMDB — in the same transaction.
+public protocol DatabaseContext {
+    /// Inserts a new record.
+    /// - Throws: ``PersistenceError/Code/duplicateKey`` when the primary key exists, with nothing changed;
+    ///   ``PersistenceError/Code/uniqueViolation`` for a unique index.
+    func create<E: Entity>(_ entity: E) throws
+
+    /// Inserts many new records; stops at the first failure (the enclosing write then rolls back when it throws).
+    func create<E: Entity, S: Sequence<E>>(_ entities: S) throws
+
+    /// The records matching a query, ordered by its sort keys then by primary key.
+    func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E]
+
+    /// The record with this primary key, or `nil`.
+    func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E?
+
+    /// How many records match the condition (all when `nil`).
+    func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int
+
+    /// Replaces the stored record that has the entity's primary key.
+    /// - Throws: ``PersistenceError/Code/notFound`` when there is none.
+    func update<E: Entity>(_ entity: E) throws
+
+    /// Inserts the record, or replaces the one with the same primary key.
+    func upsert<E: Entity>(_ entity: E) throws
+
+    /// Deletes the record with this primary key; returns whether there was one.
+    @discardableResult
+    func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool
+
+    /// Deletes the records matching the condition (all when `nil`); returns how many.
+    @discardableResult
+    func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int
+}
+
+extension DatabaseContext {
+    /// Inserts each entity in turn.
+    public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
+        for entity in entities { try create(entity) }
+    }
+
+    /// The records matching a condition, sorted and windowed.
+    ///
+    /// ```swift
+    /// let page: [User] = try context.recover(where: Field("age") >= 18, sortedBy: [.ascending("name")], limit: 20)
+    /// ```
+    public func recover<E: Entity>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0
+    ) throws -> [E] {
+        try recover(type, query: Query(where: condition, sortedBy: sort, limit: limit, offset: offset))
+    }
+
+    /// The records whose attribute `key` equals `value` — the original Persistence API.
+    public func recover<E: Entity>(_ type: E.Type = E.self, key: String, value: some ValueConvertible) throws -> [E] {
+        try recover(type, query: Query(where: Field(key) == value))
+    }
+
+    /// The record with this primary key, or `nil`.
+    public func recover<E: Entity>(id: E.ID) throws -> E? { try recover(E.self, id: id) }
+
+    /// How many records of the type there are.
+    public func count<E: Entity>(_ type: E.Type) throws -> Int { try count(type, where: nil) }
+
+    /// Deletes the stored record with this entity's primary key; returns whether there was one.
+    @discardableResult
+    public func delete<E: Entity>(_ entity: E) throws -> Bool { try delete(E.self, id: entity.id) }
+
+    /// Deletes every record of the type; returns how many.
+    @discardableResult
+    public func deleteAll<E: Entity>(_ type: E.Type) throws -> Int { try delete(type, where: nil) }
+}

@@ -1,0 +1,142 @@
+/// The one error type every Persistence API throws.
+///
+/// Match on ``code`` — it is stable across backends — and show ``description`` to people.
+/// Where the storage engine reported the failure, ``nativeCode`` and ``nativeMessage`` keep what it said
+/// (for SQLite the extended result code and `sqlite3_errmsg`; for LMDB the `mdb_strerror` text).
+///
+/// An error never carries stored values, passphrases or key material: messages name entities,
+/// attributes and files, never their contents.
+///
+/// ```swift
+/// do {
+///     try db.create(user)
+/// } catch let error as PersistenceError where error.code == .duplicateKey {
+///     // already there
+/// }
+/// ```
+public struct PersistenceError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; an open set of static members, so backends can add their own.
+    public struct Code: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+        /// The code's stable name, for logs and matching.
+        public let rawValue: String
+
+        /// Creates a code from its stable name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The code's stable name.
+        public var description: String { rawValue }
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A human-readable explanation, free of stored values and secrets.
+    public var message: String
+    /// The storage engine's own error code, where there is one.
+    public var nativeCode: Int32?
+    /// The storage engine's own message, where there is one.
+    public var nativeMessage: String?
+
+    /// Creates an error.
+    /// - Parameters:
+    ///   - code: What kind of failure this is.
+    ///   - message: A human-readable explanation; never include stored values or secrets.
+    ///   - nativeCode: The storage engine's own error code.
+    ///   - nativeMessage: The storage engine's own message.
+    public init(_ code: Code, _ message: String, nativeCode: Int32? = nil, nativeMessage: String? = nil) {
+        self.code = code
+        self.message = message
+        self.nativeCode = nativeCode
+        self.nativeMessage = nativeMessage
+    }
+
+    /// `code: message (native code: native message)`.
+    public var description: String {
+        var text = "\(code): \(message)"
+        switch (nativeCode, nativeMessage) {
+        case let (code?, message?): text += " (\(code): \(message))"
+        case let (code?, nil): text += " (\(code))"
+        case let (nil, message?): text += " (\(message))"
+        case (nil, nil): break
+        }
+        return text
+    }
+}
+
+extension PersistenceError.Code {
+    // Configuration and location
+
+    /// A builder option is invalid or conflicts with another (checked before anything touches disk).
+    public static let invalidConfiguration = Self(rawValue: "invalidConfiguration")
+    /// A database name is empty, contains a path separator or `..`, or is otherwise unusable as a file name.
+    public static let invalidName = Self(rawValue: "invalidName")
+    /// The directory given for the store does not exist.
+    public static let directoryNotFound = Self(rawValue: "directoryNotFound")
+    /// The directory for the store exists but cannot be written to.
+    public static let permissionDenied = Self(rawValue: "permissionDenied")
+    /// The store's file could not be opened.
+    public static let cannotOpen = Self(rawValue: "cannotOpen")
+
+    // Schema
+
+    /// An entity type cannot be described as a schema (for example, an attribute type that can't be probed).
+    public static let invalidSchema = Self(rawValue: "invalidSchema")
+    /// The entity type is not part of the database's model.
+    public static let unknownEntity = Self(rawValue: "unknownEntity")
+    /// An attribute name is not part of the entity's schema.
+    public static let unknownAttribute = Self(rawValue: "unknownAttribute")
+    /// The store's schema differs from the model and the change needs a migration.
+    public static let migrationRequired = Self(rawValue: "migrationRequired")
+    /// A migration could not be carried out; nothing was changed.
+    public static let migrationFailed = Self(rawValue: "migrationFailed")
+    /// The store was written by a newer, unknown format version.
+    public static let unsupportedFormatVersion = Self(rawValue: "unsupportedFormatVersion")
+
+    // Values
+
+    /// A value cannot be stored (NaN, an unsigned integer above `Int64.max`, an unencodable nested value…).
+    public static let invalidValue = Self(rawValue: "invalidValue")
+    /// A stored value does not have the type the entity asks for, or a query compares an attribute with a value
+    /// of another type.
+    public static let typeMismatch = Self(rawValue: "typeMismatch")
+    /// An argument is out of range (a negative limit, a key that is too large…).
+    public static let invalidArgument = Self(rawValue: "invalidArgument")
+
+    // Constraints and lookups
+
+    /// A record with the same primary key already exists.
+    public static let duplicateKey = Self(rawValue: "duplicateKey")
+    /// A unique index already holds the value.
+    public static let uniqueViolation = Self(rawValue: "uniqueViolation")
+    /// Another constraint (not-null, check, foreign key) rejected the change.
+    public static let constraintViolation = Self(rawValue: "constraintViolation")
+    /// The record to update does not exist.
+    public static let notFound = Self(rawValue: "notFound")
+
+    // Transactions
+
+    /// A write was attempted inside a read transaction.
+    public static let readOnly = Self(rawValue: "readOnly")
+    /// A transaction was started inside another one on the same database and thread.
+    public static let nestedTransaction = Self(rawValue: "nestedTransaction")
+    /// A context was used after its transaction block ended.
+    public static let contextExpired = Self(rawValue: "contextExpired")
+    /// The store is locked by another process for longer than the busy timeout.
+    public static let busy = Self(rawValue: "busy")
+
+    // Storage
+
+    /// The disk or the map is full.
+    public static let storageFull = Self(rawValue: "storageFull")
+    /// The store's file is damaged or is not a store of this kind.
+    public static let corrupt = Self(rawValue: "corrupt")
+    /// The operating system reported an I/O failure.
+    public static let ioFailure = Self(rawValue: "ioFailure")
+    /// A passphrase does not open the store.
+    public static let wrongPassphrase = Self(rawValue: "wrongPassphrase")
+    /// An encrypted value failed authentication: it was altered or moved.
+    public static let authenticationFailed = Self(rawValue: "authenticationFailed")
+    /// Any other failure reported by the storage engine; see ``PersistenceError/nativeCode``.
+    public static let backend = Self(rawValue: "backend")
+    /// A SQL statement given to a backend context is not valid.
+    public static let invalidStatement = Self(rawValue: "invalidStatement")
+}

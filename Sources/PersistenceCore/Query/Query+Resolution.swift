@@ -1,0 +1,102 @@
+/// A condition checked against a layout, with attribute names resolved to positions.
+///
+/// Backends compile this, never the unchecked ``Condition``: every name in it exists and every value has a type
+/// the attribute can be compared with.
+package indirect enum ResolvedCondition: Sendable {
+    case comparison(Int, ComparisonOperator, Value)
+    case oneOf(Int, [Value])
+    case contains(Int, String)
+    case hasPrefix(Int, String)
+    case isNull(Int)
+    case and([ResolvedCondition])
+    case or([ResolvedCondition])
+    case not(ResolvedCondition)
+}
+
+/// A query checked against a layout.
+package struct ResolvedQuery: Sendable {
+    package var condition: ResolvedCondition?
+    /// Sort keys as (position, ascending), ending with the primary key.
+    package var sort: [(position: Int, ascending: Bool)]
+    package var limit: Int?
+    package var offset: Int
+}
+
+extension Condition {
+    /// Checks names and operand types against `layout`.
+    /// - Throws: ``PersistenceError/Code/unknownAttribute`` or ``PersistenceError/Code/typeMismatch``.
+    package func resolve(in layout: RecordLayout) throws -> ResolvedCondition {
+        func position(_ name: String) throws -> Int { try layout.requirePosition(of: name) }
+        func check(_ value: Value, against position: Int, allowNull: Bool) throws {
+            let type = layout.types[position]
+            guard let storage = value.storageClass else {
+                guard allowNull else {
+                    throw PersistenceError(
+                        .typeMismatch, "attribute '\(layout.names[position])' can't be ordered against nil")
+                }
+                return
+            }
+            guard type.storageClass.isComparable(with: storage) else {
+                throw PersistenceError(
+                    .typeMismatch,
+                    "attribute '\(layout.names[position])' (\(type.rawValue)) can't be compared with a \(storage.rawValue) value"
+                )
+            }
+        }
+        func requireText(_ position: Int) throws {
+            guard layout.types[position].storageClass == .text else {
+                throw PersistenceError(
+                    .typeMismatch, "attribute '\(layout.names[position])' is not text, so it can't be matched as text")
+            }
+        }
+
+        switch self {
+        case .comparison(let name, let op, let value):
+            let at = try position(name)
+            if case .real(let real) = value, real.isNaN {
+                throw PersistenceError(.invalidValue, "a condition on '\(name)' compares with NaN")
+            }
+            try check(value, against: at, allowNull: op == .equal || op == .notEqual)
+            switch (op, value) {
+            case (.equal, .null): return .isNull(at)
+            case (.notEqual, .null): return .not(.isNull(at))
+            default: return .comparison(at, op, value)
+            }
+        case .oneOf(let name, let values):
+            let at = try position(name)
+            for value in values { try check(value, against: at, allowNull: true) }
+            return .oneOf(at, values)
+        case .contains(let name, let text):
+            let at = try position(name)
+            try requireText(at)
+            return .contains(at, text)
+        case .hasPrefix(let name, let text):
+            let at = try position(name)
+            try requireText(at)
+            return .hasPrefix(at, text)
+        case .isNull(let name):
+            return try .isNull(position(name))
+        case .and(let conditions):
+            return try .and(conditions.map { try $0.resolve(in: layout) })
+        case .or(let conditions):
+            return try .or(conditions.map { try $0.resolve(in: layout) })
+        case .not(let condition):
+            return try .not(condition.resolve(in: layout))
+        }
+    }
+}
+
+extension Query {
+    /// Checks the query against `layout`.
+    /// - Throws: ``PersistenceError/Code/unknownAttribute``, ``PersistenceError/Code/typeMismatch`` or
+    ///   ``PersistenceError/Code/invalidArgument`` (a negative limit or offset).
+    package func resolve(in layout: RecordLayout) throws -> ResolvedQuery {
+        if let limit, limit < 0 { throw PersistenceError(.invalidArgument, "a query's limit can't be negative") }
+        guard offset >= 0 else { throw PersistenceError(.invalidArgument, "a query's offset can't be negative") }
+        var keys = try sort.map { (position: try layout.requirePosition(of: $0.attribute), ascending: $0.ascending) }
+        if !keys.contains(where: { $0.position == layout.primaryKeyIndex }) {
+            keys.append((layout.primaryKeyIndex, true))
+        }
+        return try ResolvedQuery(condition: condition?.resolve(in: layout), sort: keys, limit: limit, offset: offset)
+    }
+}

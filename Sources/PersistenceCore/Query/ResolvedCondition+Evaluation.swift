@@ -1,0 +1,80 @@
+import Foundation
+
+extension ResolvedCondition {
+    /// Whether a record's values satisfy the condition, with the semantics SQLite gives the same condition.
+    package func matches(_ values: [Value]) -> Bool {
+        switch self {
+        case .comparison(let at, let op, let operand):
+            let value = values[at]
+            switch op {
+            case .equal: return Self.equal(value, operand)
+            case .notEqual: return !Self.equal(value, operand)
+            case .less, .lessOrEqual, .greater, .greaterOrEqual:
+                guard !value.isNull, !operand.isNull else { return false }
+                let order = Value.compare(value, operand)
+                switch op {
+                case .less: return order == .orderedAscending
+                case .lessOrEqual: return order != .orderedDescending
+                case .greater: return order == .orderedDescending
+                default: return order != .orderedAscending
+                }
+            }
+        case .oneOf(let at, let operands):
+            let value = values[at]
+            return operands.contains { Self.equal(value, $0) }
+        case .contains(let at, let needle):
+            guard case .text(let text) = values[at] else { return false }
+            return Self.bytes(of: text, contain: needle)
+        case .hasPrefix(let at, let prefix):
+            guard case .text(let text) = values[at] else { return false }
+            return text.utf8.starts(with: prefix.utf8)
+        case .isNull(let at):
+            return values[at].isNull
+        case .and(let conditions):
+            return conditions.allSatisfy { $0.matches(values) }
+        case .or(let conditions):
+            return conditions.contains { $0.matches(values) }
+        case .not(let condition):
+            return !condition.matches(values)
+        }
+    }
+
+    /// Null-safe equality: `nil` equals only `nil`; numbers compare numerically.
+    private static func equal(_ lhs: Value, _ rhs: Value) -> Bool {
+        if lhs.isNull || rhs.isNull { return lhs.isNull && rhs.isNull }
+        return Value.compare(lhs, rhs) == .orderedSame
+    }
+
+    private static func bytes(of text: String, contain needle: String) -> Bool {
+        let haystack = Array(text.utf8)
+        let pattern = Array(needle.utf8)
+        guard !pattern.isEmpty else { return true }
+        guard pattern.count <= haystack.count else { return false }
+        for start in 0...(haystack.count - pattern.count)
+        where haystack[start] == pattern[0] && haystack[start..<(start + pattern.count)].elementsEqual(pattern) {
+            return true
+        }
+        return false
+    }
+}
+
+extension ResolvedQuery {
+    /// Orders two records by the sort keys (then primary key).
+    package func areInIncreasingOrder(_ lhs: [Value], _ rhs: [Value]) -> Bool {
+        for key in sort {
+            let order = Value.compare(lhs[key.position], rhs[key.position])
+            if order == .orderedSame { continue }
+            return key.ascending ? order == .orderedAscending : order == .orderedDescending
+        }
+        return false
+    }
+
+    /// Applies condition, order and window to records in memory — for backends that scan.
+    package func apply(to records: [[Value]]) -> [[Value]] {
+        var matching = condition.map { condition in records.filter { condition.matches($0) } } ?? records
+        matching.sort(by: areInIncreasingOrder)
+        let start = min(offset, matching.count)
+        let end = limit.map { min(start + $0, matching.count) } ?? matching.count
+        return Array(matching[start..<end])
+    }
+}

@@ -1,0 +1,70 @@
+/// A dynamic record: the values of one entity instance, by attribute.
+///
+/// Backends store records, and migrations work on them when the Swift type that wrote the data no longer exists.
+///
+/// ```swift
+/// var record = try Record(encoding: user)
+/// try record.set("name", to: .text("Jane"))
+/// let jane: User = try record.decode()
+/// ```
+public struct Record: Sendable, Hashable {
+    /// The record's shape.
+    public let layout: RecordLayout
+    /// The values in the layout's attribute order.
+    public var values: [Value]
+
+    /// Creates a record from values in the layout's attribute order.
+    /// - Precondition: `values.count == layout.names.count` (a programmer error otherwise).
+    public init(layout: RecordLayout, values: [Value]) {
+        precondition(values.count == layout.names.count, "a record needs one value per attribute")
+        self.layout = layout
+        self.values = values
+    }
+
+    /// Creates a record of all-`nil` values.
+    public init(layout: RecordLayout) {
+        self.init(layout: layout, values: Array(repeating: .null, count: layout.names.count))
+    }
+
+    /// Encodes an entity into a record.
+    /// - Throws: ``PersistenceError`` — ``PersistenceError/Code/invalidValue`` for unstorable values.
+    public init<E: Entity>(encoding entity: E) throws {
+        let layout = try SchemaCache.layout(for: E.self)
+        try self.init(layout: layout, values: RecordEncoder.encode(entity, layout: layout))
+    }
+
+    /// Decodes an entity from this record.
+    /// - Throws: ``PersistenceError`` — ``PersistenceError/Code/typeMismatch`` when a value does not fit.
+    public func decode<E: Entity>(as type: E.Type = E.self) throws -> E {
+        try RecordDecoder.decode(E.self, layout: layout, values: values)
+    }
+
+    /// The value of an attribute, or `nil` when the entity has no such attribute.
+    public subscript(_ name: String) -> Value? {
+        layout.position(of: name).map { values[$0] }
+    }
+
+    /// The value of an attribute.
+    /// - Throws: ``PersistenceError/Code/unknownAttribute`` when the entity has no such attribute.
+    public func value(of name: String) throws -> Value {
+        try values[layout.requirePosition(of: name)]
+    }
+
+    /// Sets the value of an attribute.
+    /// - Throws: ``PersistenceError/Code/unknownAttribute`` when the entity has no such attribute.
+    public mutating func set(_ name: String, to value: Value) throws {
+        try values[layout.requirePosition(of: name)] = value
+    }
+
+    /// The primary key's value.
+    public var primaryKey: Value { values[layout.primaryKeyIndex] }
+
+    public static func == (lhs: Record, rhs: Record) -> Bool {
+        (lhs.layout === rhs.layout || lhs.layout.names == rhs.layout.names) && lhs.values == rhs.values
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(layout.names)
+        hasher.combine(values)
+    }
+}

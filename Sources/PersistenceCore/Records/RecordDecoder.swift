@@ -1,0 +1,235 @@
+import Foundation
+
+/// Decodes an entity from values in its layout's attribute order.
+package enum RecordDecoder {
+    /// Decodes `type` from `values`, one per attribute of `layout`.
+    package static func decode<E: Decodable>(_ type: E.Type, layout: RecordLayout, values: [Value]) throws -> E {
+        try E(from: EntityDecoder(layout: layout, values: values))
+    }
+
+    static func mismatch(_ layout: RecordLayout, _ name: String, _ found: Value, _ expected: Any.Type)
+        -> PersistenceError
+    {
+        let what = found.isNull ? "null" : "a stored \(found.storageClassName)"
+        return PersistenceError(
+            .typeMismatch, "attribute '\(name)' of entity '\(layout.entity.name)' holds \(what), not \(expected)")
+    }
+
+    /// Reads a non-primitive `Decodable` from the value an attribute stores.
+    static func value<T: Decodable>(
+        _ type: T.Type, from value: Value, as attributeType: AttributeType, name: String, layout: RecordLayout
+    ) throws -> T {
+        func fail() -> PersistenceError { mismatch(layout, name, value, T.self) }
+        switch type {
+        case is Date.Type:
+            guard case .real(let seconds) = value, let date = Date(timeIntervalSinceReferenceDate: seconds) as? T
+            else {
+                if case .integer(let seconds) = value,
+                    let date = Date(timeIntervalSinceReferenceDate: Double(seconds)) as? T
+                {
+                    return date
+                }
+                throw fail()
+            }
+            return date
+        case is UUID.Type:
+            guard case .blob(let data) = value, let uuid = UUID(storedBytes: data) as? T else { throw fail() }
+            return uuid
+        case is URL.Type:
+            guard case .text(let text) = value, let url = URL(string: text) as? T else { throw fail() }
+            return url
+        case is Data.Type:
+            guard case .blob(let data) = value, let typed = data as? T else { throw fail() }
+            return typed
+        default:
+            break
+        }
+        if attributeType == .codable {
+            guard case .blob(let data) = value else { throw fail() }
+            do {
+                return try JSONDecoder().decode(T.self, from: data)
+            } catch {
+                throw PersistenceError(
+                    .typeMismatch, "attribute '\(name)' of entity '\(layout.entity.name)' holds JSON that doesn't decode")
+            }
+        }
+        return try T(from: SingleValueReader(value: value, name: name, layout: layout))
+    }
+
+    static func integer<T: FixedWidthInteger>(_ value: Value, _ name: String, _ layout: RecordLayout) throws -> T {
+        guard case .integer(let integer) = value, let typed = T(exactly: integer) else {
+            throw mismatch(layout, name, value, T.self)
+        }
+        return typed
+    }
+
+    static func double(_ value: Value, _ name: String, _ layout: RecordLayout) throws -> Double {
+        switch value {
+        case .real(let real): return real
+        case .integer(let integer): return Double(integer)
+        default: throw mismatch(layout, name, value, Double.self)
+        }
+    }
+
+    static func string(_ value: Value, _ name: String, _ layout: RecordLayout) throws -> String {
+        guard case .text(let text) = value else { throw mismatch(layout, name, value, String.self) }
+        return text
+    }
+
+    static func bool(_ value: Value, _ name: String, _ layout: RecordLayout) throws -> Bool {
+        guard case .integer(let integer) = value, integer == 0 || integer == 1 else {
+            throw mismatch(layout, name, value, Bool.self)
+        }
+        return integer == 1
+    }
+}
+
+private struct EntityDecoder: Decoder {
+    let layout: RecordLayout
+    let values: [Value]
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        KeyedDecodingContainer(EntityKeyedDecoder<Key>(layout: layout, values: values))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw PersistenceError(.invalidSchema, "an entity must decode from a keyed container")
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        throw PersistenceError(.invalidSchema, "an entity must decode from a keyed container")
+    }
+}
+
+private final class EntityKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let layout: RecordLayout
+    let values: [Value]
+    /// Where the next attribute probably is: synthesized `init(from:)` decodes in declaration order.
+    var next = 0
+    var codingPath: [any CodingKey] { [] }
+    var allKeys: [Key] { layout.names.compactMap { Key(stringValue: $0) } }
+
+    init(layout: RecordLayout, values: [Value]) {
+        self.layout = layout
+        self.values = values
+    }
+
+    func contains(_ key: Key) -> Bool { layout.position(of: key.stringValue) != nil }
+
+    @inline(__always)
+    private func value(_ key: Key) throws -> Value {
+        let name = key.stringValue
+        // decodeIfPresent asks decodeNil then decode for the same key: look behind before hashing.
+        let guess = next > 0 && layout.names[next - 1] == name ? next - 1 : next
+        guard let position = layout.position(of: name, expected: guess) else {
+            throw PersistenceError(
+                .typeMismatch, "entity '\(layout.entity.name)' stores no attribute '\(key.stringValue)'")
+        }
+        next = position + 1
+        return values[position]
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try value(key).isNull }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try RecordDecoder.bool(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try RecordDecoder.string(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try RecordDecoder.double(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
+        try Float(RecordDecoder.double(value(key), key.stringValue, layout))
+    }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
+        try RecordDecoder.integer(value(key), key.stringValue, layout)
+    }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        let stored = try value(key)
+        let position = next - 1
+        return try RecordDecoder.value(
+            T.self, from: stored, as: layout.types[position], name: key.stringValue, layout: layout)
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
+        throw PersistenceError(.invalidSchema, "an entity's init(from:) may not open nested containers")
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        throw PersistenceError(.invalidSchema, "an entity's init(from:) may not open nested containers")
+    }
+
+    func superDecoder() throws -> any Decoder {
+        throw PersistenceError(.invalidSchema, "an entity's init(from:) may not use a super decoder")
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder { try superDecoder() }
+}
+
+/// Hands one stored value to a raw-value enum or wrapper type that decodes from a single-value container.
+private struct SingleValueReader: Decoder, SingleValueDecodingContainer {
+    let value: Value
+    let name: String
+    let layout: RecordLayout
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        throw RecordDecoder.mismatch(layout, name, value, Key.self)
+    }
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        throw RecordDecoder.mismatch(layout, name, value, [Any].self)
+    }
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func decodeNil() -> Bool { value.isNull }
+    func decode(_ type: Bool.Type) throws -> Bool { try RecordDecoder.bool(value, name, layout) }
+    func decode(_ type: String.Type) throws -> String { try RecordDecoder.string(value, name, layout) }
+    func decode(_ type: Double.Type) throws -> Double { try RecordDecoder.double(value, name, layout) }
+    func decode(_ type: Float.Type) throws -> Float { try Float(RecordDecoder.double(value, name, layout)) }
+    func decode(_ type: Int.Type) throws -> Int { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: UInt.Type) throws -> UInt { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try RecordDecoder.integer(value, name, layout) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try RecordDecoder.integer(value, name, layout) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try RecordDecoder.value(T.self, from: value, as: .string, name: name, layout: layout)
+    }
+}

@@ -1,0 +1,54 @@
+public import Foundation
+
+/// A plain `Codable` value type stored by a database: one record per value, one table or named database per type.
+///
+/// The schema is derived from the type itself — its `Codable` conformance names the attributes and their types —
+/// so there is one source of truth. Declare indexes and unique constraints on the type:
+///
+/// ```swift
+/// struct User: Entity {
+///     var id: Int64
+///     var name: String
+///     var email: String?
+///     static let indexes: [Index] = [.on("name"), .unique("email")]
+/// }
+/// ```
+///
+/// Attribute types: `Bool`, every fixed-width integer (an unsigned value above `Int64.max` is an
+/// ``PersistenceError/Code/invalidValue`` error, never a wrap), `Double`, `Float`, `String`, `Data`, `Date`,
+/// `UUID`, `URL`, `Optional` of each, and `String`/`Int` raw-value enums (make a `String` enum `CaseIterable` so
+/// its schema can be probed). Any other `Codable` value (a nested struct, an array, a dictionary) is stored as
+/// one JSON-encoded blob attribute; it can be compared only with ``Field/isNull``.
+public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
+    /// The name of the entity in the store (its table or named database). Defaults to the type's name.
+    static var entityName: String { get }
+    /// The attribute that holds ``id``. Defaults to `"id"`.
+    static var primaryKeyAttribute: String { get }
+    /// Secondary indexes and unique constraints. Defaults to none.
+    static var indexes: [Index] { get }
+}
+
+extension Entity {
+    /// The type's name, such as `"User"`.
+    public static var entityName: String { String(describing: Self.self) }
+    /// `"id"`.
+    public static var primaryKeyAttribute: String { "id" }
+    /// No indexes.
+    public static var indexes: [Index] { [] }
+}
+
+/// A type that can be an entity's primary key: integers, `String` and `UUID` conform.
+///
+/// Backends keep records ordered by primary key; with no sort given, queries return records in that order.
+public protocol PrimaryKey: ValueConvertible, Hashable, Codable {}
+
+extension Int: PrimaryKey {}
+extension Int8: PrimaryKey {}
+extension Int16: PrimaryKey {}
+extension Int32: PrimaryKey {}
+extension Int64: PrimaryKey {}
+extension UInt8: PrimaryKey {}
+extension UInt16: PrimaryKey {}
+extension UInt32: PrimaryKey {}
+extension String: PrimaryKey {}
+extension UUID: PrimaryKey {}

@@ -1,0 +1,32 @@
+/// A versioned set of entity types: what a database stores.
+///
+/// ```swift
+/// enum AppModel {
+///     static let current = Model(version: 1, entities: [User.self, Post.self])
+/// }
+/// ```
+public struct Model: Sendable {
+    /// The model's version; stored with the data.
+    public var version: Int
+    /// The entity types, in the order their tables are created.
+    public var entities: [any Entity.Type]
+
+    /// Creates a model.
+    public init(version: Int = 1, entities: [any Entity.Type]) {
+        self.version = version
+        self.entities = entities
+    }
+
+    /// The descriptions of the model's entities, checked for duplicate names.
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` when a type can't be described or two share a name.
+    public func layouts() throws -> [RecordLayout] {
+        var names = Set<String>()
+        return try entities.map { type in
+            let layout = try SchemaCache.layout(for: type)
+            guard names.insert(layout.entity.name).inserted else {
+                throw PersistenceError(.invalidSchema, "two entities are named '\(layout.entity.name)'")
+            }
+            return layout
+        }
+    }
+}

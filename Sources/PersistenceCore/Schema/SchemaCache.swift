@@ -1,0 +1,18 @@
+import Synchronization
+
+/// Entity layouts derived once per type and process.
+package enum SchemaCache {
+    private static let layouts = Mutex<[ObjectIdentifier: RecordLayout]>([:])
+
+    /// The layout of an entity type, deriving its description on first use.
+    package static func layout<E: Entity>(for type: E.Type) throws -> RecordLayout {
+        let key = ObjectIdentifier(type)
+        if let cached = layouts.withLock({ $0[key] }) { return cached }
+        let layout = try RecordLayout(EntityDescription(describing: type))
+        return layouts.withLock { cache in
+            if let raced = cache[key] { return raced }
+            cache[key] = layout
+            return layout
+        }
+    }
+}

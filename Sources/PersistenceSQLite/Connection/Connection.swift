@@ -1,0 +1,96 @@
+internal import CSQLite
+import PersistenceCore
+
+/// What a cached statement is for.
+enum StatementKey: Hashable {
+    /// A statement an entity's table mapping prepared (see ``TableMapping/Operation``).
+    case table(Int, TableMapping.Operation)
+    /// A statement from generated or user SQL text.
+    case sql(String)
+}
+
+/// Owns one `sqlite3` connection and its prepared statements.
+///
+/// Not thread-safe by design (opened with `SQLITE_OPEN_NOMUTEX`): the database hands a connection to one
+/// transaction at a time, under its writer lock or from its reader pool.
+final class Connection {
+    let handle: OpaquePointer
+    private var statements: [StatementKey: Statement] = [:]
+    private var sqlStatementCount = 0
+    /// The most statements from free SQL text kept prepared; past this the SQL ones are dropped.
+    private static let sqlCacheLimit = 256
+
+    /// Opens a connection.
+    /// - Parameters:
+    ///   - path: A file path, or `:memory:`.
+    ///   - readOnly: Open with `SQLITE_OPEN_READONLY`.
+    ///   - busyTimeoutMilliseconds: How long to wait for another process's lock.
+    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws {
+        var db: OpaquePointer?
+        let flags =
+            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard let db else {
+            throw PersistenceError(.cannotOpen, "SQLite could not allocate a connection", nativeCode: rc)
+        }
+        // sqlite3_open_v2: "Whether or not an error occurs when it is opened, resources associated with the
+        // database connection handle should be released by passing it to sqlite3_close() when it is no longer
+        // required." So the handle is closed on every failure below.
+        guard rc == SQLITE_OK else {
+            let error = SQLiteError.make(rc, db, context: "could not open the database file")
+            sqlite3_close_v2(db)
+            throw error
+        }
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        handle = db
+    }
+
+    deinit {
+        statements.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// A prepared statement for `key`, prepared from `sql()` on first use and then reused.
+    @inline(__always)
+    func statement(_ key: StatementKey, _ sql: () -> String) throws -> Statement {
+        if let cached = statements[key] { return cached }
+        let statement = try Statement(db: handle, sql: sql(), persistent: true)
+        if case .sql = key {
+            if sqlStatementCount >= Self.sqlCacheLimit {
+                statements = statements.filter { if case .table = $0.key { true } else { false } }
+                sqlStatementCount = 0
+            }
+            sqlStatementCount += 1
+        }
+        statements[key] = statement
+        return statement
+    }
+
+    /// A cached statement for free SQL text.
+    func statement(sql: String) throws -> Statement { try statement(.sql(sql)) { sql } }
+
+    /// Runs SQL text with no arguments and no rows, such as `BEGIN`.
+    func execute(_ sql: String) throws {
+        try statement(sql: sql).run()
+    }
+
+    /// Runs SQL text that may hold several statements (schema set-up only; no arguments).
+    func executeScript(_ sql: String) throws {
+        try SQLiteError.check(sqlite3_exec(handle, sql, nil, nil, nil), handle, "could not run a schema script")
+    }
+
+    /// Whether the connection is outside any transaction (SQLite rolls back by itself after some errors).
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The first column of the first row of a query, or `nil` when there is no row.
+    func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
+        let statement = try statement(sql: sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        return try statement.step() ? statement.column(0) : nil
+    }
+}

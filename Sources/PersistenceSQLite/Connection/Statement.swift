@@ -1,0 +1,141 @@
+internal import CSQLite
+import Foundation
+import PersistenceCore
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound bytes before the bind call returns.
+private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// Owns one prepared statement and finalizes it.
+final class Statement {
+    let handle: OpaquePointer
+    private let db: OpaquePointer
+    let columnCount: Int32
+
+    /// Prepares exactly one statement.
+    /// - Throws: ``PersistenceError/Code/invalidStatement`` when `sql` holds more than one statement.
+    init(db: OpaquePointer, sql: String, persistent: Bool) throws {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
+        let rc = sql.withCString { sqlite3_prepare_v3(db, $0, -1, flags, &statement, &tail) }
+        guard rc == SQLITE_OK else {
+            // On error *ppStmt is NULL (sqlite3_prepare doc), so there is nothing to finalize.
+            let error = SQLiteError.make(rc, db, context: "could not prepare a statement")
+            throw PersistenceError(
+                rc & 0xFF == SQLITE_ERROR ? .invalidStatement : error.code, error.message,
+                nativeCode: error.nativeCode, nativeMessage: error.nativeMessage)
+        }
+        guard let statement else {
+            throw PersistenceError(.invalidStatement, "the SQL text holds no statement")
+        }
+        if let tail, !String(cString: tail).allSatisfy({ $0.isWhitespace || $0 == ";" }) {
+            sqlite3_finalize(statement)
+            throw PersistenceError(.invalidStatement, "the SQL text holds more than one statement")
+        }
+        self.handle = statement
+        self.db = db
+        self.columnCount = sqlite3_column_count(statement)
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Whether the statement leaves the database unchanged.
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// Binds one value to a 1-based parameter index.
+    @inline(__always)
+    func bind(_ value: Value, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null:
+            rc = sqlite3_bind_null(handle, index)
+        case .integer(let integer):
+            rc = sqlite3_bind_int64(handle, index, integer)
+        case .real(let real):
+            rc = sqlite3_bind_double(handle, index, real)
+        case .text(var text):
+            rc = text.withUTF8 { bytes in
+                // An empty buffer may have no address, and a NULL pointer would bind NULL: bind "" explicitly.
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, transient)
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text64(handle, index, $0, UInt64(bytes.count), transient, UInt8(SQLITE_UTF8))
+                }
+            }
+        case .blob(let data):
+            rc = data.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_zeroblob(handle, index, 0)
+                }
+                return sqlite3_bind_blob64(handle, index, base, UInt64(bytes.count), transient)
+            }
+        }
+        if rc != SQLITE_OK { throw SQLiteError.make(rc, db, context: "could not bind parameter \(index)") }
+    }
+
+    /// Binds values to parameters 1…n.
+    func bind(_ values: [Value]) throws {
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard values.count == expected else {
+            throw PersistenceError(
+                .invalidArgument, "the statement takes \(expected) arguments, \(values.count) were given")
+        }
+        for (offset, value) in values.enumerated() { try bind(value, at: Int32(offset + 1)) }
+    }
+
+    /// Advances; returns whether a row is available.
+    @inline(__always)
+    func step() throws -> Bool {
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let rc: throw SQLiteError.make(rc, db, context: "a statement failed")
+        }
+    }
+
+    /// Makes the statement ready to run again; bindings are replaced by the next run.
+    @inline(__always)
+    func reset() { sqlite3_reset(handle) }
+
+    /// Runs to completion, ignoring rows.
+    func run() throws {
+        defer { reset() }
+        while try step() {}
+    }
+
+    /// The value of a column of the current row.
+    @inline(__always)
+    func column(_ index: Int32) -> Value {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER:
+            return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT:
+            return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT:
+            // Ask for the text first, then its size: the documented safe order.
+            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            guard let blob = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
+            return .blob(Data(bytes: blob, count: Int(sqlite3_column_bytes(handle, index))))
+        default:
+            return .null
+        }
+    }
+
+    /// All columns of the current row.
+    @inline(__always)
+    func row() -> [Value] {
+        var values: [Value] = []
+        values.reserveCapacity(Int(columnCount))
+        for index in 0..<columnCount { values.append(column(index)) }
+        return values
+    }
+
+    /// The result columns' names.
+    var columnNames: [String] {
+        (0..<columnCount).map { sqlite3_column_name(handle, $0).map { String(cString: $0) } ?? "" }
+    }
+}

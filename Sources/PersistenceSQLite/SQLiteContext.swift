@@ -1,0 +1,222 @@
+public import PersistenceCore
+
+/// The transaction context of a ``SQLiteDatabase``: the typed operations of `DatabaseContext`, and raw SQL with
+/// bound arguments in the same transaction.
+///
+/// Only reachable inside a `read` or `write` block; using it afterwards throws
+/// ``PersistenceError/Code/contextExpired``.
+///
+/// ```swift
+/// try db.write { context in
+///     try context.create(user)
+///     try context.execute("UPDATE \"User\" SET \"name\" = ? WHERE \"id\" = ?", [.text("Jane"), .integer(1)])
+/// }
+/// ```
+public final class SQLiteContext: DatabaseContext {
+    private let connection: Connection
+    private let mappings: EntityMappings
+    /// Whether this context belongs to a write transaction.
+    public let isWritable: Bool
+    private var isExpired = false
+
+    init(connection: Connection, mappings: EntityMappings, isWritable: Bool) {
+        self.connection = connection
+        self.mappings = mappings
+        self.isWritable = isWritable
+    }
+
+    func expire() { isExpired = true }
+
+    /// The connection, after checking the context may be used (and may write, when `writing`).
+    @inline(__always)
+    private func use(writing: Bool) throws -> Connection {
+        guard !isExpired else {
+            throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
+        }
+        if writing {
+            guard isWritable else {
+                throw PersistenceError(.readOnly, "a read transaction can't change the database")
+            }
+            // After some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite rolls the whole transaction back: never let
+            // later statements run outside it, in autocommit mode.
+            guard !connection.isAutocommit else {
+                throw PersistenceError(.backend, "the transaction was rolled back by an earlier error")
+            }
+        }
+        return connection
+    }
+
+    // MARK: - Typed operations
+
+    public func create<E: Entity>(_ entity: E) throws {
+        try run(.insert, entity)
+    }
+
+    public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
+        let connection = try use(writing: true)
+        let mapping = try mappings.mapping(for: E.self)
+        let statement = try connection.statement(.table(mapping.index, .insert)) { mapping.sql(.insert) }
+        defer { statement.reset() }
+        for entity in entities {
+            try bindRecord(entity, mapping: mapping, to: statement)
+            _ = try statement.step()
+            statement.reset()
+        }
+    }
+
+    public func upsert<E: Entity>(_ entity: E) throws {
+        try run(.upsert, entity)
+    }
+
+    public func update<E: Entity>(_ entity: E) throws {
+        let connection = try use(writing: true)
+        let mapping = try mappings.mapping(for: E.self)
+        let statement = try connection.statement(.table(mapping.index, .update)) { mapping.sql(.update) }
+        defer { statement.reset() }
+        let count = try bindRecord(entity, mapping: mapping, to: statement)
+        try statement.bind(entity.id.storedValue, at: Int32(count + 1))
+        _ = try statement.step()
+        guard connection.changes > 0 else {
+            throw PersistenceError(.notFound, "no \(mapping.layout.entity.name) has that primary key")
+        }
+    }
+
+    public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
+        let connection = try use(writing: false)
+        let mapping = try mappings.mapping(for: E.self)
+        let statement = try connection.statement(.table(mapping.index, .selectByID)) { mapping.sql(.selectByID) }
+        defer { statement.reset() }
+        try statement.bind(id.storedValue, at: 1)
+        guard try statement.step() else { return nil }
+        return try RecordDecoder.decode(E.self, layout: mapping.layout, values: statement.row())
+    }
+
+    public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
+        let connection = try use(writing: false)
+        let mapping = try mappings.mapping(for: E.self)
+        let resolved = try query.resolve(in: mapping.layout)
+        var compiler = ConditionCompiler(mapping: mapping)
+        let sql = compiler.select(resolved)
+        let statement = try connection.statement(sql: sql)
+        defer { statement.reset() }
+        try statement.bind(compiler.arguments)
+        var entities: [E] = []
+        while try statement.step() {
+            entities.append(try RecordDecoder.decode(E.self, layout: mapping.layout, values: statement.row()))
+        }
+        return entities
+    }
+
+    public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        let connection = try use(writing: false)
+        let mapping = try mappings.mapping(for: E.self)
+        var compiler = ConditionCompiler(mapping: mapping)
+        let sql = try compiler.statement("SELECT count(*) FROM", where: condition?.resolve(in: mapping.layout))
+        guard case .integer(let count)? = try connection.scalar(sql, compiler.arguments) else { return 0 }
+        return Int(count)
+    }
+
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        let connection = try use(writing: true)
+        let mapping = try mappings.mapping(for: E.self)
+        let statement = try connection.statement(.table(mapping.index, .deleteByID)) { mapping.sql(.deleteByID) }
+        defer { statement.reset() }
+        try statement.bind(id.storedValue, at: 1)
+        _ = try statement.step()
+        return connection.changes > 0
+    }
+
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        let connection = try use(writing: true)
+        let mapping = try mappings.mapping(for: E.self)
+        var compiler = ConditionCompiler(mapping: mapping)
+        let sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))
+        let statement = try connection.statement(sql: sql)
+        try statement.bind(compiler.arguments)
+        try statement.run()
+        return connection.changes
+    }
+
+    private func run<E: Entity>(_ operation: TableMapping.Operation, _ entity: E) throws {
+        let connection = try use(writing: true)
+        let mapping = try mappings.mapping(for: E.self)
+        let statement = try connection.statement(.table(mapping.index, operation)) { mapping.sql(operation) }
+        defer { statement.reset() }
+        try bindRecord(entity, mapping: mapping, to: statement)
+        _ = try statement.step()
+    }
+
+    /// Encodes an entity and binds its values to parameters 1…n; returns n.
+    @discardableResult
+    @inline(__always)
+    private func bindRecord<E: Entity>(_ entity: E, mapping: TableMapping, to statement: Statement) throws -> Int {
+        let values = try RecordEncoder.encode(entity, layout: mapping.layout)
+        for index in values.indices { try statement.bind(values[index], at: Int32(index + 1)) }
+        return values.count
+    }
+
+    // MARK: - Raw SQL
+
+    /// Runs one SQL statement with arguments bound to its `?` parameters, in this transaction.
+    ///
+    /// - Parameters:
+    ///   - sql: One statement. Text with a second statement is refused, so a value spliced in by mistake can't
+    ///     chain `; DROP TABLE …`.
+    ///   - arguments: The values for the statement's parameters, in order.
+    /// - Returns: How many rows an INSERT, UPDATE or DELETE changed.
+    /// - Throws: ``PersistenceError/Code/invalidStatement``, ``PersistenceError/Code/readOnly`` (a change in a
+    ///   read transaction), or what SQLite reports.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [Value] = []) throws -> Int {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        try statement.run()
+        return statement.isReadOnly ? 0 : connection.changes
+    }
+
+    /// The rows of one SQL query with arguments bound to its `?` parameters, in this transaction.
+    public func rows(_ sql: String, _ arguments: [Value] = []) throws -> [SQLiteRow] {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        let columns = statement.columnNames
+        var rows: [SQLiteRow] = []
+        while try statement.step() { rows.append(SQLiteRow(columns: columns, values: statement.row())) }
+        return rows
+    }
+
+    /// The first column of the first row of one SQL query, or `nil` when there is no row.
+    public func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        return try statement.step() ? statement.column(0) : nil
+    }
+
+    private func prepare(_ sql: String) throws -> Statement {
+        let connection = try use(writing: false)
+        let statement = try connection.statement(sql: sql)
+        if !statement.isReadOnly {
+            _ = try use(writing: true)
+        }
+        return statement
+    }
+}
+
+/// One row of a raw SQL query.
+public struct SQLiteRow: Sendable, Hashable {
+    /// The result columns' names.
+    public let columns: [String]
+    /// The values, in column order.
+    public let values: [Value]
+
+    /// The value of the first column with this name, or `nil` when there is none.
+    public subscript(_ column: String) -> Value? {
+        columns.firstIndex(of: column).map { values[$0] }
+    }
+
+    /// The value at a column position.
+    public subscript(_ index: Int) -> Value { values[index] }
+}

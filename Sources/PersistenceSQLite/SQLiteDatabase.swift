@@ -1,0 +1,118 @@
+public import Foundation
+public import PersistenceCore
+
+/// A database in one SQLite file (or in memory), made by ``SQLiteBuilder``.
+///
+/// Writes are serialized on one connection; reads run concurrently on a pool of read-only connections and see
+/// the last committed state, even while a write is open (WAL mode). Prepared statements are cached per
+/// connection and values are always bound.
+public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
+    public typealias Context = SQLiteContext
+
+    /// The store's file, or `nil` in memory.
+    public let fileURL: URL?
+    let mappings: EntityMappings
+    private let writer: WriterLock
+    private let readers: ReaderPool?
+    private let runner: TransactionRunner
+
+    init(
+        path: String, inMemory: Bool, model: Model, layouts: [RecordLayout], maximumReaders: Int,
+        busyTimeoutMilliseconds: Int32, synchronous: SQLiteBuilder.Synchronous
+    ) throws {
+        let connection = try Connection(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        if !inMemory {
+            guard case .text(let mode)? = try connection.scalar("PRAGMA journal_mode = WAL"), mode.lowercased() == "wal"
+            else {
+                throw PersistenceError(.cannotOpen, "the database could not switch to WAL journal mode")
+            }
+        }
+        try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
+        let tableMappings = layouts.enumerated().map { TableMapping(index: $0.offset, layout: $0.element) }
+        try SchemaStore.prepare(connection, model: model, mappings: tableMappings)
+
+        fileURL = inMemory ? nil : URL(fileURLWithPath: path)
+        mappings = EntityMappings(model: model, mappings: tableMappings)
+        writer = WriterLock(connection)
+        readers =
+            inMemory
+            ? nil
+            : ReaderPool(size: maximumReaders) {
+                let reader = try Connection(path: path, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                try reader.execute("PRAGMA query_only = 1")
+                return reader
+            }
+        runner = TransactionRunner(label: "persistence.sqlite")
+    }
+
+    /// Runs `body` in a read transaction: a consistent snapshot of committed data.
+    ///
+    /// Mutations through the context throw ``PersistenceError/Code/readOnly``.
+    public func read<R>(_ body: (SQLiteContext) throws -> R) throws -> R {
+        guard let readers else {
+            // In memory there is one connection: reads take the writer's turn.
+            return try writer.withConnection { try transaction(on: $0, writable: false, body) }
+        }
+        return try readers.withConnection { try transaction(on: $0, writable: false, body) }
+    }
+
+    /// Runs `body` in a write transaction: committed when it returns, rolled back entirely when it throws.
+    public func write<R>(_ body: (SQLiteContext) throws -> R) throws -> R {
+        try writer.withConnection { try transaction(on: $0, writable: true, body) }
+    }
+
+    public func read<R: Sendable>(_ body: @escaping @Sendable (SQLiteContext) throws -> R) async throws -> R {
+        try await runner.read { try self.read(body) }
+    }
+
+    public func write<R: Sendable>(_ body: @escaping @Sendable (SQLiteContext) throws -> R) async throws -> R {
+        try await runner.write { try self.write(body) }
+    }
+
+    private func transaction<R>(on connection: Connection, writable: Bool, _ body: (SQLiteContext) throws -> R)
+        throws -> R
+    {
+        try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        let context = SQLiteContext(connection: connection, mappings: mappings, isWritable: writable)
+        defer { context.expire() }
+        let result: R
+        do {
+            result = try body(context)
+        } catch {
+            // SQLite may already have rolled back (after SQLITE_FULL, say); a failing ROLLBACK then changes nothing.
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        guard !connection.isAutocommit else {
+            throw PersistenceError(
+                .backend, "SQLite rolled the transaction back after an earlier error; nothing was committed")
+        }
+        do {
+            try connection.execute("COMMIT")
+        } catch {
+            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            throw error
+        }
+        return result
+    }
+}
+
+/// The model's table mappings, by entity type and by name.
+struct EntityMappings: Sendable {
+    let model: Model
+    private let byType: [ObjectIdentifier: TableMapping]
+
+    init(model: Model, mappings: [TableMapping]) {
+        self.model = model
+        var byType: [ObjectIdentifier: TableMapping] = [:]
+        for (type, mapping) in zip(model.entities, mappings) { byType[ObjectIdentifier(type)] = mapping }
+        self.byType = byType
+    }
+
+    func mapping<E: Entity>(for type: E.Type) throws -> TableMapping {
+        guard let mapping = byType[ObjectIdentifier(type)] else {
+            throw PersistenceError(.unknownEntity, "\(E.self) is not part of this database's model")
+        }
+        return mapping
+    }
+}

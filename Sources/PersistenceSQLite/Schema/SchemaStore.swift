@@ -1,0 +1,111 @@
+import Foundation
+import PersistenceCore
+
+/// Creates a new store's tables and checks an existing store's schema against the model, through the metadata
+/// table `persistence_metadata` (format version, model version, schema as JSON).
+enum SchemaStore {
+    static let metadataTable = "persistence_metadata"
+    /// The on-disk format this code writes and reads.
+    static let formatVersion: Int64 = 1
+
+    /// Prepares the store for `mappings` in one write transaction on `connection`.
+    /// - Throws: ``PersistenceError/Code/migrationRequired`` when the stored schema differs from the model,
+    ///   ``PersistenceError/Code/unsupportedFormatVersion`` for a newer format, ``PersistenceError/Code/corrupt``
+    ///   for a file that is not SQLite — each with nothing changed.
+    static func prepare(_ connection: Connection, model: Model, mappings: [TableMapping]) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try prepareInTransaction(connection, model: model, mappings: mappings)
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    private static func prepareInTransaction(_ connection: Connection, model: Model, mappings: [TableMapping]) throws
+    {
+        let descriptions = mappings.map(\.layout.entity)
+        let hasMetadata =
+            try connection.scalar(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(metadataTable)])
+            != .integer(0)
+        guard hasMetadata else {
+            let tables = try connection.scalar(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
+            guard tables == .integer(0) else {
+                throw PersistenceError(
+                    .invalidSchema, "the database file holds tables that Persistence did not create")
+            }
+            try create(connection, model: model, mappings: mappings, descriptions: descriptions)
+            return
+        }
+        let storedFormat = try read(connection, "formatVersion")
+        guard case .integer(let format)? = storedFormat, format >= 1 else {
+            throw PersistenceError(.corrupt, "the store's metadata has no valid format version")
+        }
+        guard format <= formatVersion else {
+            throw PersistenceError(
+                .unsupportedFormatVersion,
+                "the store has format version \(format); this version of Persistence reads up to \(formatVersion)")
+        }
+        guard case .blob(let json)? = try read(connection, "schema"),
+            let stored = try? JSONDecoder().decode([EntityDescription].self, from: json)
+        else {
+            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
+        }
+        guard stored == descriptions else {
+            throw PersistenceError(.migrationRequired, difference(stored: stored, current: descriptions))
+        }
+        try write(connection, "modelVersion", .integer(Int64(model.version)))
+    }
+
+    private static func create(
+        _ connection: Connection, model: Model, mappings: [TableMapping], descriptions: [EntityDescription]
+    ) throws {
+        try connection.execute("CREATE TABLE \(quote(metadataTable)) (key TEXT NOT NULL PRIMARY KEY, value)")
+        for mapping in mappings {
+            for sql in mapping.creationSQL { try connection.execute(sql) }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try write(connection, "formatVersion", .integer(formatVersion))
+        try write(connection, "modelVersion", .integer(Int64(model.version)))
+        try write(connection, "schema", .blob(encoder.encode(descriptions)))
+    }
+
+    private static func read(_ connection: Connection, _ key: String) throws -> Value? {
+        try connection.scalar("SELECT value FROM \(quote(metadataTable)) WHERE key = ?", [.text(key)])
+    }
+
+    private static func write(_ connection: Connection, _ key: String, _ value: Value) throws {
+        let statement = try connection.statement(
+            sql: "INSERT INTO \(quote(metadataTable)) (key, value) VALUES (?, ?) "
+                + "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+        try statement.bind([.text(key), value])
+        try statement.run()
+    }
+
+    /// What changed, by entity and attribute names only (never values).
+    static func difference(stored: [EntityDescription], current: [EntityDescription]) -> String {
+        let old = Dictionary(stored.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let new = Dictionary(current.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var changes: [String] = []
+        for name in new.keys.sorted() where old[name] == nil { changes.append("entity '\(name)' added") }
+        for name in old.keys.sorted() where new[name] == nil { changes.append("entity '\(name)' removed") }
+        for name in new.keys.sorted() {
+            guard let before = old[name], let after = new[name], before != after else { continue }
+            let beforeNames = Set(before.attributes.map(\.name))
+            let afterNames = Set(after.attributes.map(\.name))
+            for attribute in afterNames.subtracting(beforeNames).sorted() {
+                changes.append("'\(name).\(attribute)' added")
+            }
+            for attribute in beforeNames.subtracting(afterNames).sorted() {
+                changes.append("'\(name).\(attribute)' removed")
+            }
+            if beforeNames == afterNames { changes.append("entity '\(name)' changed types, order or indexes") }
+        }
+        return "the store's schema differs from the model and needs a migration: "
+            + changes.joined(separator: "; ")
+    }
+}

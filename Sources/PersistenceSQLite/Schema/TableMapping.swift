@@ -1,0 +1,100 @@
+import PersistenceCore
+
+/// How one entity maps to one table: its layout and the SQL of its fixed statements, built once per database.
+///
+/// Identifiers come only from the schema and are always quoted; values are always bound by index.
+final class TableMapping: Sendable {
+    /// The fixed statements every entity has.
+    enum Operation: Hashable {
+        case insert, upsert, update, selectByID, deleteByID
+    }
+
+    /// The entity's position in the model; part of statement cache keys.
+    let index: Int
+    let layout: RecordLayout
+    let table: String
+    /// The quoted column list, in layout order.
+    let columns: String
+    let primaryKeyColumn: String
+
+    init(index: Int, layout: RecordLayout) {
+        self.index = index
+        self.layout = layout
+        table = quote(layout.entity.name)
+        columns = layout.names.map(quote).joined(separator: ", ")
+        primaryKeyColumn = quote(layout.entity.primaryKey)
+    }
+
+    /// The SQL of a fixed statement.
+    func sql(_ operation: Operation) -> String {
+        let placeholders = Array(repeating: "?", count: layout.names.count).joined(separator: ", ")
+        switch operation {
+        case .insert:
+            return "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders))"
+        case .upsert:
+            let updates = nonKeyColumns.map { "\($0) = excluded.\($0)" }
+            let action = updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")
+            return "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders)) "
+                + "ON CONFLICT(\(primaryKeyColumn)) DO \(action)"
+        case .update:
+            // Every column, key included, so the bound values are the record's in layout order plus the key.
+            let sets = layout.names.map { "\(quote($0)) = ?" }.joined(separator: ", ")
+            return "UPDATE \(table) SET \(sets) WHERE \(primaryKeyColumn) = ?"
+        case .selectByID:
+            return "SELECT \(columns) FROM \(table) WHERE \(primaryKeyColumn) = ?"
+        case .deleteByID:
+            return "DELETE FROM \(table) WHERE \(primaryKeyColumn) = ?"
+        }
+    }
+
+    private var nonKeyColumns: [String] {
+        layout.names.enumerated().filter { $0.offset != layout.primaryKeyIndex }.map { quote($0.element) }
+    }
+
+    /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.
+    var creationSQL: [String] {
+        let entity = layout.entity
+        let integerKey = entity.primaryKeyAttribute?.type.storageClass == .integer
+        let definitions = entity.attributes.map { attribute in
+            var definition = "\(quote(attribute.name)) \(Self.columnType(attribute.type))"
+            if attribute.name == entity.primaryKey {
+                // `INTEGER PRIMARY KEY` makes the key the rowid: the fastest lookups SQLite has.
+                definition += " NOT NULL PRIMARY KEY"
+            } else if !attribute.isOptional {
+                definition += " NOT NULL"
+            }
+            return definition
+        }
+        let options = integerKey ? "" : " WITHOUT ROWID"
+        var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))\(options)"]
+        for index in entity.indexes {
+            let unique = index.isUnique ? "UNIQUE " : ""
+            let indexColumns = index.attributes.map(quote).joined(separator: ", ")
+            statements.append(
+                "CREATE \(unique)INDEX \(quote(index.name(in: entity.name))) ON \(table) (\(indexColumns))")
+        }
+        return statements
+    }
+
+    static func columnType(_ type: AttributeType) -> String {
+        switch type.storageClass {
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        }
+    }
+}
+
+/// Quotes an SQL identifier: `"name"`, with inner quotes doubled.
+func quote(_ identifier: String) -> String {
+    // By scalar, not Character: a quote followed by a combining mark is one Character but still a quote to SQLite.
+    var quoted = String.UnicodeScalarView()
+    quoted.append("\"")
+    for scalar in identifier.unicodeScalars {
+        if scalar == "\"" { quoted.append(scalar) }
+        quoted.append(scalar)
+    }
+    quoted.append("\"")
+    return String(quoted)
+}

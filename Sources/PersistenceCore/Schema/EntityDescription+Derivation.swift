@@ -112,10 +112,10 @@ private enum Neutral {
         let attributeType = shape.type ?? .codable
         if let instance { return (instance, attributeType) }
         if let first = firstCase(of: type) { return (first, attributeType) }
+        if attributeType != .codable, let first = firstRawValueCase(of: type) { return (first, attributeType) }
         throw PersistenceError(
             .invalidSchema,
-            "attribute '\(path)' of type \(T.self) can't be probed for the schema; "
-                + "make \(T.self) CaseIterable, or give it a case whose raw value is empty or zero")
+            "attribute '\(path)' of type \(T.self) can't be probed for the schema; make \(T.self) CaseIterable")
     }
 
     /// Foundation types with a fixed storage, and Swift primitives reached through generic paths.
@@ -152,6 +152,21 @@ private enum Neutral {
     }
 
     private static func first<C: CaseIterable>(_ type: C.Type) -> Any? { C.allCases.first }
+
+    /// The first case of a raw-value enum whose raw values the probe can't guess (`case admin` is `"admin"`).
+    ///
+    /// Raw-value enums have no payloads, and Swift's ABI numbers payload-free cases from 0 in declaration order,
+    /// stored in the smallest integer that fits (TypeLayout: "no-payload enums"); up to 256 cases fit one byte and
+    /// a single case takes none. So for such a type the all-zero bit pattern is its first case. Types of other
+    /// sizes, or that are not `RawRepresentable`, are left to `CaseIterable`.
+    static func firstRawValueCase<T>(of type: T.Type) -> T? {
+        guard type is any RawRepresentable.Type else { return nil }
+        switch MemoryLayout<T>.size {
+        case 0: return unsafeBitCast((), to: T.self)
+        case 1: return unsafeBitCast(UInt8(0), to: T.self)
+        default: return nil
+        }
+    }
 }
 
 private struct ProbeKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {

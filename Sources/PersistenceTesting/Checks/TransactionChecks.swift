@@ -1,0 +1,128 @@
+import Foundation
+import PersistenceCore
+import Testing
+
+/// Transactions: atomic writes, rollback on throw, isolation of readers, context rules.
+enum TransactionChecks {
+    struct Abort: Error {}
+
+    static let all: [ConformanceCheck] = [
+        ConformanceCheck("rolls back every change of a throwing write") { backend, directory in
+            try await withDatabase(backend, directory, conformanceEntities) { try rollback($0) }
+        },
+        ConformanceCheck("returns a write's result after commit") { backend, directory in
+            try await withDatabase(backend, directory, conformanceEntities) { try commitResult($0) }
+        },
+        ConformanceCheck("shows readers committed data only while a write is open") { backend, directory in
+            try await withDatabase(backend, directory, conformanceEntities) { try isolation($0) }
+        },
+        ConformanceCheck("refuses changes in a read transaction") { backend, directory in
+            try await withDatabase(backend, directory, conformanceEntities) { try readOnly($0) }
+        },
+        ConformanceCheck("refuses a context used after its block") { backend, directory in
+            try await withDatabase(backend, directory, conformanceEntities) { try expired($0) }
+        },
+        ConformanceCheck("refuses a write nested in a write") { backend, directory in
+            try await withDatabase(backend, directory, conformanceEntities) { try nested($0) }
+        },
+    ]
+
+    static func rollback(_ db: some Database) throws {
+        try db.create(QueryChecks.people())
+        #expect(throws: Abort.self) {
+            try db.write { context in
+                try context.create(Person(id: 10, name: "New"))
+                try context.update(Person(id: 1, name: "Changed"))
+                try context.delete(Person.self, id: 2)
+                try context.deleteAll(Tag.self)
+                try context.upsert(Tag(id: "t", count: 1))
+                #expect(try context.count(Person.self) == 5, "the write sees its own changes")
+                throw Abort()
+            }
+        }
+        #expect(try db.recover(Person.self) == QueryChecks.people())
+        #expect(try db.count(Tag.self) == 0)
+        // A typed error from the engine rolls back the same way.
+        expectError(.duplicateKey) {
+            try db.write { context in
+                try context.create(Person(id: 11, name: "Before"))
+                try context.create(Person(id: 1, name: "Duplicate"))
+            }
+        }
+        #expect(try db.recover(Person.self, id: 11) == nil)
+    }
+
+    static func commitResult(_ db: some Database) throws {
+        let count = try db.write { context -> Int in
+            try context.create(Person(id: 1, name: "Ada"))
+            try context.create(Person(id: 2, name: "Bob"))
+            return try context.count(Person.self)
+        }
+        #expect(count == 2)
+        let names = try db.read { context in try context.recover(Person.self).map(\.name) }
+        #expect(names == ["Ada", "Bob"])
+    }
+
+    static func isolation(_ db: some Database) throws {
+        try db.create(Person(id: 1, name: "Committed"))
+        try db.write { context in
+            try context.create(Person(id: 2, name: "Uncommitted"))
+            try context.update(Person(id: 1, name: "Changed"))
+            // A read from this thread, during the write.
+            #expect(try db.count(Person.self) == 1)
+            #expect(try db.recover(Person.self, id: 1)?.name == "Committed")
+            // A read from another thread, during the write.
+            let semaphore = DispatchSemaphore(value: 0)
+            let seen = Box<[String]>([])
+            let failure = Box<String?>(nil)
+            Thread.detachNewThread {
+                do {
+                    seen.value = try db.read { try $0.recover(Person.self).map(\.name) }
+                } catch {
+                    failure.value = "\(error)"
+                }
+                semaphore.signal()
+            }
+            semaphore.wait()
+            #expect(failure.value == nil)
+            #expect(seen.value == ["Committed"])
+        }
+        let after: [Person] = try db.recover()
+        #expect(after.map(\.name) == ["Changed", "Uncommitted"])
+    }
+
+    static func readOnly(_ db: some Database) throws {
+        try db.read { context in
+            expectError(.readOnly) { try context.create(Person(id: 1, name: "Nope")) }
+            expectError(.readOnly) { try context.upsert(Person(id: 1, name: "Nope")) }
+            expectError(.readOnly) { try context.update(Person(id: 1, name: "Nope")) }
+            expectError(.readOnly) { try context.delete(Person.self, id: 1) }
+            expectError(.readOnly) { try context.deleteAll(Person.self) }
+        }
+        #expect(try db.count(Person.self) == 0)
+    }
+
+    static func expired(_ db: some Database) throws {
+        let escaped = try db.write { context in context }
+        expectError(.contextExpired) { try escaped.create(Person(id: 1, name: "Late")) }
+        let escapedReader = try db.read { context in context }
+        expectError(.contextExpired) { try escapedReader.count(Person.self) }
+        #expect(try db.count(Person.self) == 0)
+    }
+
+    static func nested(_ db: some Database) throws {
+        try db.write { context in
+            try context.create(Person(id: 1, name: "Outer"))
+            expectError(.nestedTransaction) { try db.write { try $0.create(Person(id: 2, name: "Inner")) } }
+        }
+        let all: [Person] = try db.recover()
+        #expect(all.map(\.id) == [1])
+    }
+}
+
+/// A mutable box for results handed across threads in checks; each is written once before a semaphore signal
+/// and read after the wait.
+final class Box<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
+}

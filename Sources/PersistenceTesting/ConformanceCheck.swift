@@ -1,0 +1,72 @@
+public import Foundation
+import PersistenceCore
+public import Testing
+
+/// One named check of the conformance suite, run against any backend.
+///
+/// A backend's tests run every check with one parameterised test, so a check added here runs everywhere:
+///
+/// ```swift
+/// @Test(arguments: ConformanceSuite.checks)
+/// func conformance(_ check: ConformanceCheck) async throws {
+///     try await check.run(on: SQLiteConformance())
+/// }
+/// ```
+public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
+    /// What the check proves, shown as the test's argument.
+    public let name: String
+    private let body: @Sendable (any ConformanceBackend, URL) async throws -> Void
+
+    /// Creates a check from a generic body; the suite's own checks are in ``ConformanceSuite/checks``.
+    public init(_ name: String, _ body: @escaping @Sendable (any ConformanceBackend, URL) async throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// Runs the check against `backend` in a fresh temporary directory, removed afterwards.
+    public func run(on backend: some ConformanceBackend) async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("persistence-conformance-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await body(backend, directory)
+    }
+
+    /// The check's name.
+    public var testDescription: String { name }
+}
+
+/// The checks every backend must pass.
+public enum ConformanceSuite {
+    /// Every check, in a stable order.
+    public static let checks: [ConformanceCheck] =
+        RoundTripChecks.all + ConstraintChecks.all + QueryChecks.all + MutationChecks.all + TransactionChecks.all
+        + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all
+}
+
+/// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.
+func withDatabase<R>(
+    _ backend: any ConformanceBackend, _ directory: URL, _ entities: [any Entity.Type],
+    _ body: (any Database) async throws -> R
+) async throws -> R {
+    func open<B: ConformanceBackend>(_ backend: B) throws -> any Database {
+        try backend.open(entities: entities, in: directory)
+    }
+    return try await body(open(backend))
+}
+
+/// Expects `body` to throw a ``PersistenceError`` with `code`.
+func expectError<R>(
+    _ code: PersistenceError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> R
+) {
+    do {
+        _ = try body()
+        Issue.record("expected a PersistenceError .\(code), nothing was thrown. \(comment?.rawValue ?? "")",
+            sourceLocation: sourceLocation)
+    } catch let error as PersistenceError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+    } catch {
+        Issue.record("expected a PersistenceError .\(code), got \(error)", sourceLocation: sourceLocation)
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import PersistenceCore
+import PersistenceSQLite
+import PersistenceTesting
+import Testing
+
+/// Opens SQLite databases for the conformance suite.
+struct SQLiteConformance: ConformanceBackend {
+    func open(entities: [any Entity.Type], in directory: URL) throws -> SQLiteDatabase {
+        var builder = SQLiteBuilder(databaseName: "Conformance", entities: entities)
+        builder.directory = directory
+        return try builder.create()
+    }
+}
+
+@Test(arguments: ConformanceSuite.checks)
+func conformance(_ check: ConformanceCheck) async throws {
+    try await check.run(on: SQLiteConformance())
+}

@@ -1,0 +1,85 @@
+import Foundation
+import PersistenceCore
+import PersistenceSQLite
+import Testing
+
+struct SchemaTests {
+    @Test func refusesAChangedModelAndChangesNothing() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let db = try builder(directory).create()
+                try db.create(Note(id: 1, title: "First", body: "kept"))
+            }
+            do {
+                try builder(directory, [NoteV2.self]).create()
+                Issue.record("a changed model must not open")
+            } catch let error as PersistenceError {
+                #expect(error.code == .migrationRequired)
+                #expect(error.message.contains("'Note.pinned' added"))
+                #expect(error.message.contains("'Note.body' removed"))
+            }
+            let reopened = try builder(directory).create()
+            #expect(try reopened.recover(Note.self, id: 1) == Note(id: 1, title: "First", body: "kept"))
+        }
+    }
+
+    @Test func recordsTheModelVersion() throws {
+        try withTemporaryDirectory { directory in
+            var versioned = builder(directory)
+            versioned.model.version = 3
+            let db = try versioned.create()
+            let version = try db.read {
+                try $0.scalar("SELECT value FROM persistence_metadata WHERE key = ?", [.text("modelVersion")])
+            }
+            #expect(version == .integer(3))
+        }
+    }
+
+    @Test func refusesANewerFormat() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let db = try builder(directory).create()
+                try db.write {
+                    try $0.execute("UPDATE persistence_metadata SET value = 99 WHERE key = 'formatVersion'")
+                }
+            }
+            expectCode(.unsupportedFormatVersion) { try builder(directory).create() }
+        }
+    }
+
+    @Test func refusesFilesThatAreNotStores() throws {
+        try withTemporaryDirectory { directory in
+            let garbage = directory.appendingPathComponent("Garbage.sqlite")
+            try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(to: garbage)
+            expectCode(.corrupt) { try builder(directory, name: "Garbage").create() }
+            let original = try Data(contentsOf: garbage)
+            #expect(original.count == 8192, "a refused file is left as it was")
+
+            let foreign = try builder(directory, name: "Foreign").create()
+            try foreign.write { try $0.execute("DROP TABLE persistence_metadata") }
+            expectCode(.invalidSchema) { try builder(directory, name: "Foreign").create() }
+        }
+    }
+
+    @Test func reportsAFullStoreAndStaysUsable() throws {
+        try withTemporaryDirectory { directory in
+            let db = try builder(directory).create()
+            try db.create(Note(id: 1, title: "small"))
+            let pages = try db.read { try $0.scalar("PRAGMA page_count") }
+            guard case .integer(let count)? = pages else {
+                Issue.record("no page count")
+                return
+            }
+            try db.write { try $0.execute("PRAGMA max_page_count = \(count + 2)") }
+            let big = String(repeating: "x", count: 64 * 1024)
+            expectCode(.storageFull) {
+                try db.write { context in
+                    for id in 2...50 { try context.create(Note(id: Int64(id), title: "big", body: big)) }
+                }
+            }
+            #expect(try db.count(Note.self) == 1, "the failed write left nothing behind")
+            try db.create(Note(id: 2, title: "still works"))
+            #expect(try db.count(Note.self) == 2)
+        }
+    }
+}

@@ -97,7 +97,7 @@ public final class SQLiteContext: DatabaseContext {
         let resolved = try query.resolve(in: mapping.layout)
         var compiler = ConditionCompiler(mapping: mapping)
         let sql = compiler.select(resolved)
-        let statement = try connection.statement(sql: sql)
+        let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
         defer { statement.reset() }
         try statement.bind(compiler.arguments)
         var entities: [E] = []
@@ -133,7 +133,7 @@ public final class SQLiteContext: DatabaseContext {
         let mapping = try mappings.mapping(for: E.self)
         var compiler = ConditionCompiler(mapping: mapping)
         let sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))
-        let statement = try connection.statement(sql: sql)
+        let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
         try statement.bind(compiler.arguments)
         try statement.run()
         return connection.changes

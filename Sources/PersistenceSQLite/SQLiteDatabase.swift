@@ -48,6 +48,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     /// Runs `body` in a read transaction: a consistent snapshot of committed data.
     ///
     /// Mutations through the context throw ``PersistenceError/Code/readOnly``.
+    @discardableResult
     public func read<R>(_ body: (SQLiteContext) throws -> R) throws -> R {
         guard let readers else {
             // In memory there is one connection: reads take the writer's turn.
@@ -57,14 +58,17 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     }
 
     /// Runs `body` in a write transaction: committed when it returns, rolled back entirely when it throws.
+    @discardableResult
     public func write<R>(_ body: (SQLiteContext) throws -> R) throws -> R {
         try writer.withConnection { try transaction(on: $0, writable: true, body) }
     }
 
+    @discardableResult
     public func read<R: Sendable>(_ body: @escaping @Sendable (SQLiteContext) throws -> R) async throws -> R {
         try await runner.read { try self.read(body) }
     }
 
+    @discardableResult
     public func write<R: Sendable>(_ body: @escaping @Sendable (SQLiteContext) throws -> R) async throws -> R {
         try await runner.write { try self.write(body) }
     }

@@ -61,6 +61,18 @@ struct RawSQLTests {
         }
     }
 
+    @Test func refusesMoreValuesThanSQLiteBinds() throws {
+        try withTemporaryDirectory { directory in
+            let db = try builder(directory).create()
+            try db.create(Note(id: 1, title: "a"))
+            // Above both SQLite's default limit (32,766) and Debian's build (250,000).
+            let many = (0..<300_000).map { Int64($0) }
+            expectCode(.invalidArgument) { let _: [Note] = try db.recover(where: Field("id").in(many)) }
+            let fits: [Note] = try db.recover(where: Field("id").in(Array(many.prefix(30_000))))
+            #expect(fits.map(\.id) == [1])
+        }
+    }
+
     @Test func prefixUpperBoundsAreExact() {
         #expect(ConditionCompiler.upperBound(ofPrefix: "") == nil)
         #expect(ConditionCompiler.upperBound(ofPrefix: "ab") == "ac")

@@ -11,7 +11,7 @@ struct SchemaTests {
                 try db.create(Note(id: 1, title: "First", body: "kept"))
             }
             do {
-                try builder(directory, [NoteV2.self]).create()
+                _ = try builder(directory, [NoteV2.self]).create()
                 Issue.record("a changed model must not open")
             } catch let error as PersistenceError {
                 #expect(error.code == .migrationRequired)
@@ -20,6 +20,17 @@ struct SchemaTests {
             }
             let reopened = try builder(directory).create()
             #expect(try reopened.recover(Note.self, id: 1) == Note(id: 1, title: "First", body: "kept"))
+        }
+    }
+
+    @Test func opensWhenOnlyAttributeOrderChanged() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let db = try builder(directory).create()
+                try db.create(Note(id: 1, title: "First", body: "kept"))
+            }
+            let reordered = try builder(directory, [NoteReordered.self]).create()
+            #expect(try reordered.recover(NoteReordered.self, id: 1) == NoteReordered(body: "kept", title: "First", id: 1))
         }
     }
 
@@ -82,4 +93,12 @@ struct SchemaTests {
             #expect(try db.count(Note.self) == 2)
         }
     }
+}
+
+struct NoteReordered: Entity, Equatable {
+    var body: String?
+    var title: String
+    var id: Int64
+    static var entityName: String { "Note" }
+    static let indexes: [Index] = [.on("title")]
 }

@@ -22,16 +22,20 @@ public protocol Database<Context>: Sendable {
     associatedtype Context: DatabaseContext
 
     /// Runs `body` in a read transaction and returns its result.
+    @discardableResult
     func read<R>(_ body: (Context) throws -> R) throws -> R
 
     /// Runs `body` in a write transaction: committed when it returns, rolled back when it throws.
+    @discardableResult
     func write<R>(_ body: (Context) throws -> R) throws -> R
 
     /// Runs `body` in a read transaction off the cooperative pool.
+    @discardableResult
     func read<R: Sendable>(_ body: @escaping @Sendable (Context) throws -> R) async throws -> R
 
     /// Runs `body` in a write transaction off the cooperative pool: committed when it returns, rolled back when it
     /// throws.
+    @discardableResult
     func write<R: Sendable>(_ body: @escaping @Sendable (Context) throws -> R) async throws -> R
 }
 

@@ -80,6 +80,19 @@ final class Connection {
         try SQLiteError.check(sqlite3_exec(handle, sql, nil, nil, nil), handle, "could not run a schema script")
     }
 
+    /// The most `?` parameters one statement may have on this connection.
+    var maximumArguments: Int { Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1)) }
+
+    /// A cached statement for generated SQL, after checking its argument count fits SQLite's limit.
+    func statement(sql: String, arguments: Int) throws -> Statement {
+        guard arguments <= maximumArguments else {
+            throw PersistenceError(
+                .invalidArgument,
+                "the query has \(arguments) values; SQLite takes at most \(maximumArguments) in one statement")
+        }
+        return try statement(sql: sql)
+    }
+
     /// Whether the connection is outside any transaction (SQLite rolls back by itself after some errors).
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
@@ -88,7 +101,7 @@ final class Connection {
 
     /// The first column of the first row of a query, or `nil` when there is no row.
     func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
-        let statement = try statement(sql: sql)
+        let statement = try statement(sql: sql, arguments: arguments.count)
         defer { statement.reset() }
         try statement.bind(arguments)
         return try statement.step() ? statement.column(0) : nil

@@ -54,7 +54,8 @@ enum SchemaStore {
         else {
             throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
         }
-        guard stored == descriptions else {
+        // Columns are always named, so attribute and index order don't matter to the tables.
+        guard stored.map(\.normalized) == descriptions.map(\.normalized) else {
             throw PersistenceError(.migrationRequired, difference(stored: stored, current: descriptions))
         }
         try write(connection, "modelVersion", .integer(Int64(model.version)))
@@ -107,5 +108,15 @@ enum SchemaStore {
         }
         return "the store's schema differs from the model and needs a migration: "
             + changes.joined(separator: "; ")
+    }
+}
+
+extension EntityDescription {
+    /// The description with attributes and indexes in a canonical order, for comparing schemas.
+    fileprivate var normalized: EntityDescription {
+        var copy = self
+        copy.attributes.sort { $0.name < $1.name }
+        copy.indexes.sort { $0.name(in: name) < $1.name(in: name) }
+        return copy
     }
 }

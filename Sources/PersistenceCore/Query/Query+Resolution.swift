@@ -29,12 +29,21 @@ extension Condition {
         func position(_ name: String) throws -> Int { try layout.requirePosition(of: name) }
         func check(_ value: Value, against position: Int, allowNull: Bool) throws {
             let type = layout.types[position]
+            if case .real(let real) = value, real.isNaN {
+                throw PersistenceError(
+                    .invalidValue, "a condition on '\(layout.names[position])' compares with NaN")
+            }
             guard let storage = value.storageClass else {
                 guard allowNull else {
                     throw PersistenceError(
                         .typeMismatch, "attribute '\(layout.names[position])' can't be ordered against nil")
                 }
                 return
+            }
+            guard type != .codable else {
+                throw PersistenceError(
+                    .typeMismatch,
+                    "attribute '\(layout.names[position])' holds nested Codable values, which compare only with nil")
             }
             guard type.storageClass.isComparable(with: storage) else {
                 throw PersistenceError(
@@ -53,9 +62,6 @@ extension Condition {
         switch self {
         case .comparison(let name, let op, let value):
             let at = try position(name)
-            if case .real(let real) = value, real.isNaN {
-                throw PersistenceError(.invalidValue, "a condition on '\(name)' compares with NaN")
-            }
             try check(value, against: at, allowNull: op == .equal || op == .notEqual)
             switch (op, value) {
             case (.equal, .null): return .isNull(at)

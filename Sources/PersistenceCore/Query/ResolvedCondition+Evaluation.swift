@@ -74,7 +74,7 @@ extension ResolvedQuery {
         var matching = condition.map { condition in records.filter { condition.matches($0) } } ?? records
         matching.sort(by: areInIncreasingOrder)
         let start = min(offset, matching.count)
-        let end = limit.map { min(start + $0, matching.count) } ?? matching.count
+        let end = limit.map { start + min($0, matching.count - start) } ?? matching.count
         return Array(matching[start..<end])
     }
 }

@@ -53,7 +53,25 @@ package enum RecordDecoder {
                     .typeMismatch, "attribute '\(name)' of entity '\(layout.entity.name)' holds JSON that doesn't decode")
             }
         }
-        return try T(from: SingleValueReader(value: value, name: name, layout: layout))
+        do {
+            return try T(from: SingleValueReader(value: value, name: name, layout: layout))
+        } catch let error as PersistenceError {
+            throw error
+        } catch {
+            // A raw-value enum refuses an unknown raw value with a DecodingError that quotes the value: say which
+            // attribute failed, never what it held.
+            throw PersistenceError(
+                .typeMismatch,
+                "attribute '\(name)' of entity '\(layout.entity.name)' holds a value that is not a valid \(T.self)")
+        }
+    }
+
+    static func float(_ value: Value, _ name: String, _ layout: RecordLayout) throws -> Float {
+        let double = try double(value, name, layout)
+        let float = Float(double)
+        // Finite doubles beyond Float's range would become infinity: refuse them as integers out of range are.
+        guard float.isFinite || !double.isFinite else { throw mismatch(layout, name, value, Float.self) }
+        return float
     }
 
     static func integer<T: FixedWidthInteger>(_ value: Value, _ name: String, _ layout: RecordLayout) throws -> T {
@@ -142,7 +160,7 @@ private final class EntityKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerPr
         try RecordDecoder.double(value(key), key.stringValue, layout)
     }
     func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try Float(RecordDecoder.double(value(key), key.stringValue, layout))
+        try RecordDecoder.float(value(key), key.stringValue, layout)
     }
     func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
         try RecordDecoder.integer(value(key), key.stringValue, layout)
@@ -218,7 +236,7 @@ private struct SingleValueReader: Decoder, SingleValueDecodingContainer {
     func decode(_ type: Bool.Type) throws -> Bool { try RecordDecoder.bool(value, name, layout) }
     func decode(_ type: String.Type) throws -> String { try RecordDecoder.string(value, name, layout) }
     func decode(_ type: Double.Type) throws -> Double { try RecordDecoder.double(value, name, layout) }
-    func decode(_ type: Float.Type) throws -> Float { try Float(RecordDecoder.double(value, name, layout)) }
+    func decode(_ type: Float.Type) throws -> Float { try RecordDecoder.float(value, name, layout) }
     func decode(_ type: Int.Type) throws -> Int { try RecordDecoder.integer(value, name, layout) }
     func decode(_ type: Int8.Type) throws -> Int8 { try RecordDecoder.integer(value, name, layout) }
     func decode(_ type: Int16.Type) throws -> Int16 { try RecordDecoder.integer(value, name, layout) }

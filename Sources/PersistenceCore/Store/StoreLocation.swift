@@ -54,14 +54,18 @@ package struct StoreLocation: Sendable {
         guard name.utf8.count <= 200 else {
             throw PersistenceError(.invalidName, "the database name is longer than 200 bytes")
         }
-        guard !name.contains("/"), !name.contains("\\") else {
+        // By bytes, not Characters: a separator followed by a combining mark is one Character, but the file
+        // system still sees the separator.
+        let bytes = Array(name.utf8)
+        guard !bytes.contains(UInt8(ascii: "/")), !bytes.contains(UInt8(ascii: "\\")) else {
             throw PersistenceError(.invalidName, "the database name contains a path separator")
         }
-        guard !name.contains("..") else { throw PersistenceError(.invalidName, "the database name contains '..'") }
+        guard !zip(bytes, bytes.dropFirst()).contains(where: { $0 == UInt8(ascii: ".") && $1 == UInt8(ascii: ".") })
+        else { throw PersistenceError(.invalidName, "the database name contains '..'") }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw PersistenceError(.invalidName, "the database name contains control characters")
         }
-        guard name != "." else { throw PersistenceError(.invalidName, "the database name is '.'") }
+        guard bytes != [UInt8(ascii: ".")] else { throw PersistenceError(.invalidName, "the database name is '.'") }
     }
 
     private static func checkWritableDirectory(_ url: URL) throws {

@@ -1,5 +1,6 @@
 public import Foundation
-public import PersistenceCore
+// Apps import one module: the backend brings the core's protocols and types with it.
+@_exported public import PersistenceCore
 
 /// Builds a ``SQLiteDatabase``: validates the configuration, then opens or creates the store.
 ///
@@ -31,7 +32,7 @@ public struct SQLiteBuilder: DatabaseBuilder {
     public var inMemory = false
     /// How many read-only connections may run reads at once (1…64).
     public var maximumReaders = 4
-    /// How long to wait for another process's lock before failing with ``PersistenceError/Code/busy``.
+    /// How long to wait for another process's lock before failing with `PersistenceError/Code/busy`.
     public var busyTimeout: Duration = .seconds(5)
     /// Durability at commit.
     public var synchronous: Synchronous = .full
@@ -50,10 +51,10 @@ public struct SQLiteBuilder: DatabaseBuilder {
     /// Validates the configuration, then opens (creating when needed) the database.
     ///
     /// Nothing is created on disk until every check has passed.
-    /// - Throws: ``PersistenceError`` — ``PersistenceError/Code/invalidName``,
-    ///   ``PersistenceError/Code/invalidConfiguration``, ``PersistenceError/Code/directoryNotFound``,
-    ///   ``PersistenceError/Code/permissionDenied``, ``PersistenceError/Code/invalidSchema``,
-    ///   ``PersistenceError/Code/migrationRequired``, ``PersistenceError/Code/corrupt``, …
+    /// - Throws: ``PersistenceError`` — `PersistenceError/Code/invalidName`,
+    ///   `PersistenceError/Code/invalidConfiguration`, `PersistenceError/Code/directoryNotFound`,
+    ///   `PersistenceError/Code/permissionDenied`, `PersistenceError/Code/invalidSchema`,
+    ///   `PersistenceError/Code/migrationRequired`, `PersistenceError/Code/corrupt`, …
     public func create() throws -> SQLiteDatabase {
         guard (1...64).contains(maximumReaders) else {
             throw PersistenceError(.invalidConfiguration, "maximumReaders must be between 1 and 64")
@@ -75,8 +76,9 @@ public struct SQLiteBuilder: DatabaseBuilder {
         } else {
             path = try StoreLocation(name: databaseName, directory: directory).file(extension: "sqlite").path
         }
-        let milliseconds = Int32(clamping: busyTimeout.components.seconds * 1000
-            + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            clamping: busyTimeout.components.seconds * 1000
+                + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         return try SQLiteDatabase(
             path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
             busyTimeoutMilliseconds: milliseconds, synchronous: synchronous)

@@ -4,7 +4,7 @@ public import PersistenceCore
 /// bound arguments in the same transaction.
 ///
 /// Only reachable inside a `read` or `write` block; using it afterwards throws
-/// ``PersistenceError/Code/contextExpired``.
+/// `PersistenceError/Code/contextExpired`.
 ///
 /// ```swift
 /// try db.write { context in
@@ -49,10 +49,14 @@ public final class SQLiteContext: DatabaseContext {
     // MARK: - Typed operations
 
     public func create<E: Entity>(_ entity: E) throws {
-        try run(.insert, entity)
+        try annotated("insert", E.self) { try run(.insert, entity) }
     }
 
     public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
+        try annotated("insert", E.self) { try createAll(entities) }
+    }
+
+    private func createAll<E: Entity, S: Sequence<E>>(_ entities: S) throws {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .insert)) { mapping.sql(.insert) }
@@ -65,10 +69,14 @@ public final class SQLiteContext: DatabaseContext {
     }
 
     public func upsert<E: Entity>(_ entity: E) throws {
-        try run(.upsert, entity)
+        try annotated("upsert", E.self) { try run(.upsert, entity) }
     }
 
     public func update<E: Entity>(_ entity: E) throws {
+        try annotated("update", E.self) { try updateOne(entity) }
+    }
+
+    private func updateOne<E: Entity>(_ entity: E) throws {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .update)) { mapping.sql(.update) }
@@ -148,6 +156,16 @@ public final class SQLiteContext: DatabaseContext {
         _ = try statement.step()
     }
 
+    /// Names the operation and entity in an engine error whose message only says a statement failed.
+    private func annotated<E: Entity>(_ operation: String, _ type: E.Type, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch var error as PersistenceError where error.nativeCode != nil {
+            error.message = "could not \(operation) a '\(E.entityName)' record"
+            throw error
+        }
+    }
+
     /// Encodes an entity and binds its values to parameters 1…n; returns n.
     @discardableResult
     @inline(__always)
@@ -166,7 +184,7 @@ public final class SQLiteContext: DatabaseContext {
     ///     chain `; DROP TABLE …`.
     ///   - arguments: The values for the statement's parameters, in order.
     /// - Returns: How many rows an INSERT, UPDATE or DELETE changed.
-    /// - Throws: ``PersistenceError/Code/invalidStatement``, ``PersistenceError/Code/readOnly`` (a change in a
+    /// - Throws: `PersistenceError/Code/invalidStatement`, `PersistenceError/Code/readOnly` (a change in a
     ///   read transaction), or what SQLite reports.
     @discardableResult
     public func execute(_ sql: String, _ arguments: [Value] = []) throws -> Int {

@@ -38,16 +38,22 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
             inMemory
             ? nil
             : ReaderPool(size: maximumReaders) {
-                let reader = try Connection(path: path, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+                let reader = try Connection(
+                    path: path, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
                 try reader.execute("PRAGMA query_only = 1")
                 return reader
             }
         runner = TransactionRunner(label: "persistence.sqlite")
     }
 
+    deinit {
+        // Readers first: the writer, closing last, checkpoints the WAL and removes the -wal and -shm files.
+        readers?.closeIdle()
+    }
+
     /// Runs `body` in a read transaction: a consistent snapshot of committed data.
     ///
-    /// Mutations through the context throw ``PersistenceError/Code/readOnly``.
+    /// Mutations through the context throw `PersistenceError/Code/readOnly`.
     @discardableResult
     public func read<R>(_ body: (SQLiteContext) throws -> R) throws -> R {
         guard let readers else {

@@ -62,7 +62,8 @@ func expectError<R>(
 ) {
     do {
         _ = try body()
-        Issue.record("expected a PersistenceError .\(code), nothing was thrown. \(comment?.rawValue ?? "")",
+        Issue.record(
+            "expected a PersistenceError .\(code), nothing was thrown. \(comment?.rawValue ?? "")",
             sourceLocation: sourceLocation)
     } catch let error as PersistenceError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)

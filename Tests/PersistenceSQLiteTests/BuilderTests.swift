@@ -1,10 +1,13 @@
 import Foundation
 import PersistenceCore
-@testable import PersistenceSQLite
 import Testing
 
+@testable import PersistenceSQLite
+
 struct BuilderTests {
-    @Test(arguments: ["", "a/b", "..", "../escape", "a..b", "a\\b", "nul\u{0}byte", ".", String(repeating: "n", count: 201)])
+    @Test(arguments: [
+        "", "a/b", "..", "../escape", "a..b", "a\\b", "nul\u{0}byte", ".", String(repeating: "n", count: 201),
+    ])
     func refusesBadNames(_ name: String) throws {
         try withTemporaryDirectory { directory in
             expectCode(.invalidName) { try builder(directory, name: name).create() }
@@ -65,6 +68,18 @@ struct BuilderTests {
             #expect(objects.contains("table:persistence_metadata"))
             let mode = try db.write { try $0.scalar("PRAGMA journal_mode") }
             #expect(mode == .text("wal"))
+        }
+    }
+
+    @Test func leavesOnlyTheStoreFileWhenClosed() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let db = try builder(directory).create()
+                try db.create(Note(id: 1, title: "one"))
+                #expect(try db.count(Note.self) == 1, "a read opens a reader connection")
+            }
+            let listing = try contents(of: directory)
+            #expect(listing == ["Notes.sqlite"], "the WAL is checkpointed and its files removed")
         }
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 import PersistenceCore
-@testable import PersistenceSQLite
 import Testing
+
+@testable import PersistenceSQLite
 
 struct RawSQLTests {
     @Test func runsStatementsWithBoundArguments() throws {

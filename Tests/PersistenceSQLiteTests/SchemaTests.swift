@@ -30,7 +30,8 @@ struct SchemaTests {
                 try db.create(Note(id: 1, title: "First", body: "kept"))
             }
             let reordered = try builder(directory, [NoteReordered.self]).create()
-            #expect(try reordered.recover(NoteReordered.self, id: 1) == NoteReordered(body: "kept", title: "First", id: 1))
+            #expect(
+                try reordered.recover(NoteReordered.self, id: 1) == NoteReordered(body: "kept", title: "First", id: 1))
         }
     }
 

@@ -1,8 +1,8 @@
 /// A store of entities, generic over its backend: write data code once against this protocol and swap backends
 /// by changing only the builder.
 ///
-/// Work happens in transaction blocks. A ``write(_:)`` is one atomic transaction, rolled back entirely when its
-/// closure throws; a ``read(_:)`` sees a consistent snapshot of committed data, even while a write is open.
+/// Work happens in transaction blocks. A `write(_:)` is one atomic transaction, rolled back entirely when its
+/// closure throws; a `read(_:)` sees a consistent snapshot of committed data, even while a write is open.
 ///
 /// ```swift
 /// func signUp(_ db: some Database) throws {

@@ -1,6 +1,6 @@
 /// The typed operations available inside one transaction.
 ///
-/// A context exists only inside a ``Database/read(_:)`` or ``Database/write(_:)`` block; using it after the block
+/// A context exists only inside a `read(_:)` or `write(_:)` block; using it after the block
 /// returns throws ``PersistenceError/Code/contextExpired``. Mutations in a read block throw
 /// ``PersistenceError/Code/readOnly``.
 ///

@@ -80,15 +80,21 @@ public struct Field: Sendable, Hashable {
     /// The attribute is not `nil`.
     public var isNotNull: Condition { .not(.isNull(name)) }
 
-    public static func == (lhs: Field, rhs: some ValueConvertible) -> Condition { .comparison(lhs.name, .equal, rhs.storedValue) }
+    public static func == (lhs: Field, rhs: some ValueConvertible) -> Condition {
+        .comparison(lhs.name, .equal, rhs.storedValue)
+    }
     public static func != (lhs: Field, rhs: some ValueConvertible) -> Condition {
         .comparison(lhs.name, .notEqual, rhs.storedValue)
     }
-    public static func < (lhs: Field, rhs: some ValueConvertible) -> Condition { .comparison(lhs.name, .less, rhs.storedValue) }
+    public static func < (lhs: Field, rhs: some ValueConvertible) -> Condition {
+        .comparison(lhs.name, .less, rhs.storedValue)
+    }
     public static func <= (lhs: Field, rhs: some ValueConvertible) -> Condition {
         .comparison(lhs.name, .lessOrEqual, rhs.storedValue)
     }
-    public static func > (lhs: Field, rhs: some ValueConvertible) -> Condition { .comparison(lhs.name, .greater, rhs.storedValue) }
+    public static func > (lhs: Field, rhs: some ValueConvertible) -> Condition {
+        .comparison(lhs.name, .greater, rhs.storedValue)
+    }
     public static func >= (lhs: Field, rhs: some ValueConvertible) -> Condition {
         .comparison(lhs.name, .greaterOrEqual, rhs.storedValue)
     }

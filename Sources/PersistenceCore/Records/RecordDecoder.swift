@@ -50,7 +50,8 @@ package enum RecordDecoder {
                 return try JSONDecoder().decode(T.self, from: data)
             } catch {
                 throw PersistenceError(
-                    .typeMismatch, "attribute '\(name)' of entity '\(layout.entity.name)' holds JSON that doesn't decode")
+                    .typeMismatch,
+                    "attribute '\(name)' of entity '\(layout.entity.name)' holds JSON that doesn't decode")
             }
         }
         do {

@@ -112,7 +112,9 @@ private struct EntityKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encode(_ value: Bool, forKey key: Key) throws {
         try storage.store(.integer(value ? 1 : 0), for: key.stringValue)
     }
-    mutating func encode(_ value: String, forKey key: Key) throws { try storage.store(.text(value), for: key.stringValue) }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try storage.store(.text(value), for: key.stringValue)
+    }
     mutating func encode(_ value: Double, forKey key: Key) throws {
         try storage.store(RecordEncoder.checked(value, attribute: key.stringValue), for: key.stringValue)
     }
@@ -131,7 +133,9 @@ private struct EntityKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtoco
     mutating func encode(_ value: Int32, forKey key: Key) throws {
         try storage.store(.integer(Int64(value)), for: key.stringValue)
     }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try storage.store(.integer(value), for: key.stringValue) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try storage.store(.integer(value), for: key.stringValue)
+    }
     mutating func encode(_ value: UInt, forKey key: Key) throws {
         try storage.store(RecordEncoder.checked(value, attribute: key.stringValue), for: key.stringValue)
     }

@@ -22,7 +22,7 @@ public import Foundation
 public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// The name of the entity in the store (its table or named database). Defaults to the type's name.
     static var entityName: String { get }
-    /// The attribute that holds ``id``. Defaults to `"id"`.
+    /// The attribute that holds `id`. Defaults to `"id"`.
     static var primaryKeyAttribute: String { get }
     /// Secondary indexes and unique constraints. Defaults to none.
     static var indexes: [Index] { get }

@@ -17,7 +17,7 @@ final class WriterLock: @unchecked Sendable {
     var isHeldByCurrentThread: Bool { owner.load(ordering: .acquiring) == currentThreadID() }
 
     /// Runs `body` with the connection, exclusively.
-    /// - Throws: ``PersistenceError/Code/nestedTransaction`` when the calling thread already holds it, instead of
+    /// - Throws: `PersistenceError/Code/nestedTransaction` when the calling thread already holds it, instead of
     ///   deadlocking.
     func withConnection<R>(_ body: (Connection) throws -> R) throws -> R {
         let me = currentThreadID()
@@ -48,6 +48,14 @@ final class ReaderPool: @unchecked Sendable {
     init(size: Int, open: @escaping () throws -> Connection) {
         slots = DispatchSemaphore(value: size)
         self.open = open
+    }
+
+    /// Closes the idle readers. SQLite removes the `-wal` and `-shm` files only when the last connection to close
+    /// can write, so the database closes its readers before its writer.
+    func closeIdle() {
+        lock.lock()
+        idle.removeAll()
+        lock.unlock()
     }
 
     /// Runs `body` with a reader, waiting while all are busy.

@@ -9,7 +9,8 @@ enum SQLiteError {
         // The connection's last error may belong to another call when the failing one set none (for example a
         // bind): trust it only when its primary code agrees.
         let code = (extended & 0xFF) == (resultCode & 0xFF) ? extended : resultCode
-        let nativeMessage = db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let nativeMessage =
+            db.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         return PersistenceError(map(code), context, nativeCode: code, nativeMessage: nativeMessage)
     }

@@ -12,7 +12,7 @@ final class Statement {
     let columnCount: Int32
 
     /// Prepares exactly one statement.
-    /// - Throws: ``PersistenceError/Code/invalidStatement`` when `sql` holds more than one statement.
+    /// - Throws: `PersistenceError/Code/invalidStatement` when `sql` holds more than one statement.
     init(db: OpaquePointer, sql: String, persistent: Bool) throws {
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?

@@ -9,8 +9,8 @@ enum SchemaStore {
     static let formatVersion: Int64 = 1
 
     /// Prepares the store for `mappings` in one write transaction on `connection`.
-    /// - Throws: ``PersistenceError/Code/migrationRequired`` when the stored schema differs from the model,
-    ///   ``PersistenceError/Code/unsupportedFormatVersion`` for a newer format, ``PersistenceError/Code/corrupt``
+    /// - Throws: `PersistenceError/Code/migrationRequired` when the stored schema differs from the model,
+    ///   `PersistenceError/Code/unsupportedFormatVersion` for a newer format, `PersistenceError/Code/corrupt`
     ///   for a file that is not SQLite — each with nothing changed.
     static func prepare(_ connection: Connection, model: Model, mappings: [TableMapping]) throws {
         try connection.execute("BEGIN IMMEDIATE")
@@ -23,8 +23,7 @@ enum SchemaStore {
         }
     }
 
-    private static func prepareInTransaction(_ connection: Connection, model: Model, mappings: [TableMapping]) throws
-    {
+    private static func prepareInTransaction(_ connection: Connection, model: Model, mappings: [TableMapping]) throws {
         let descriptions = mappings.map(\.layout.entity)
         let hasMetadata =
             try connection.scalar(

@@ -6,7 +6,10 @@ public struct AllTypes: Entity, Equatable {
     /// A `String` raw-value enum.
     public enum Mood: String, Codable, Sendable, CaseIterable { case happy, sad }
     /// An `Int` raw-value enum.
-    public enum Level: Int, Codable, Sendable { case low = 1, high = 2 }
+    public enum Level: Int, Codable, Sendable {
+        case low = 1
+        case high = 2
+    }
     /// A nested value, stored as JSON.
     public struct Address: Codable, Sendable, Equatable {
         public var street: String

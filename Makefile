@@ -1,0 +1,110 @@
+# Persistence — developer entry points. `make test` is what CI runs on a fresh clone.
+#
+#   make demo             run the guided demo (installs missing system packages first)
+#   make test             deps, lint, build, tests, consumer check
+#   make deps             install libsqlite3-dev, liblmdb-dev, pkg-config when missing
+#   make build            build every target
+#   make lint             swift format lint --strict
+#   make consumer-check   build a package that depends on PersistenceSQLite only, and check what it links
+#   make clean            remove build products
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+# Targets run in the order they are listed, even under `make -j`: they share one .build directory.
+.NOTPARALLEL:
+
+SWIFT ?= swift
+LINT_PATHS := Sources Tests Package.swift
+CONSUMER_DIR := Tests/Consumers/SQLiteOnly
+# Inside the consumer package; `.build-*` is git-ignored.
+CONSUMER_SCRATCH := $(CURDIR)/$(CONSUMER_DIR)/.build-consumer
+CONSUMER_PRODUCT := SQLiteOnlyConsumer
+
+UNAME_S := $(shell uname -s)
+
+ifeq ($(UNAME_S),Darwin)
+# Homebrew's sqlite is keg-only: point pkg-config (and so SwiftPM) at it.
+BREW_SQLITE := $(shell brew --prefix sqlite 2>/dev/null)
+ifneq ($(BREW_SQLITE),)
+export PKG_CONFIG_PATH := $(BREW_SQLITE)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$(PKG_CONFIG_PATH))
+endif
+endif
+
+.PHONY: help deps build lint test demo consumer-check clean
+
+help:
+	@echo "make demo            run the guided demo (installs missing system packages first)"
+	@echo "make test            deps, lint, build, run the tests, consumer check (what CI runs)"
+	@echo "make deps            install libsqlite3-dev, liblmdb-dev and pkg-config when missing"
+	@echo "make build           build every target"
+	@echo "make lint            swift format lint --strict"
+	@echo "make consumer-check  check that a PersistenceSQLite-only app links no LMDB or crypto library"
+	@echo "make clean           remove build products"
+
+deps:
+	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb; then \
+		echo "==> deps: sqlite3 and lmdb found (pkg-config)"; \
+	else \
+		case "$(UNAME_S)" in \
+		Linux) \
+			if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
+			elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
+			else echo "error: installing system packages needs root or sudo" >&2; exit 1; fi; \
+			echo "==> deps: installing libsqlite3-dev liblmdb-dev pkg-config (apt-get)"; \
+			$$sudo apt-get update -q; \
+			$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libsqlite3-dev liblmdb-dev pkg-config; \
+			;; \
+		Darwin) \
+			command -v brew >/dev/null 2>&1 || { echo "error: Homebrew is needed: https://brew.sh" >&2; exit 1; }; \
+			echo "==> deps: installing sqlite lmdb pkg-config (Homebrew)"; \
+			brew install sqlite lmdb pkg-config; \
+			;; \
+		*) \
+			echo "error: don't know how to install sqlite3 and lmdb on $(UNAME_S); install them with pkg-config files" >&2; \
+			exit 1; \
+			;; \
+		esac; \
+		pkg-config --exists sqlite3 lmdb \
+			|| { echo "error: pkg-config still can't find sqlite3 and lmdb" >&2; exit 1; }; \
+		echo "==> deps: sqlite3 and lmdb installed"; \
+	fi
+
+build: deps
+	@echo "==> build"
+	$(SWIFT) build
+
+lint:
+	@echo "==> lint: swift format lint --strict"
+	$(SWIFT) format lint --strict --recursive $(LINT_PATHS)
+
+# Swift Testing runs tests in parallel by default (`--parallel` only changes how XCTest runs). The tests are Swift
+# Testing only (house style), so XCTest is off: its "Executed 0 tests" summary would read as a run with no tests.
+test: deps lint
+	@echo "==> test: build with tests"
+	$(SWIFT) build --build-tests
+	@echo "==> test: run"
+	$(SWIFT) test --skip-build --disable-xctest
+	@$(MAKE) --no-print-directory consumer-check
+
+demo: deps
+	@echo "==> demo"
+	$(SWIFT) run persistence demo
+
+consumer-check: deps
+	@echo "==> consumer-check: build $(CONSUMER_DIR) (depends on the PersistenceSQLite product only)"
+	$(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CONSUMER_SCRATCH) --product $(CONSUMER_PRODUCT)
+	@bin="$$($(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CONSUMER_SCRATCH) --show-bin-path)/$(CONSUMER_PRODUCT)"; \
+	echo "==> consumer-check: run $$bin"; \
+	"$$bin"; \
+	if [ "$(UNAME_S)" = Darwin ]; then libs="$$(otool -L "$$bin")"; else libs="$$(ldd "$$bin")"; fi; \
+	if printf '%s\n' "$$libs" | grep -i -E 'lmdb|crypto'; then \
+		echo "error: a PersistenceSQLite-only binary links the libraries above (LMDB or crypto)" >&2; \
+		exit 1; \
+	fi; \
+	echo "==> consumer-check: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none LMDB or crypto)"
+
+clean:
+	@echo "==> clean"
+	$(SWIFT) package clean
+	rm -rf $(CONSUMER_SCRATCH)

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+
+/// `persistence demo`: a small shop's data flow on a real store, each step printed and checked.
+struct Demo: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run a guided tour of the Persistence API on a real store.",
+        discussion: """
+            Creates a store in a fresh temporary directory (removed afterwards) or in --directory (kept), then \
+            inserts, queries, updates, upserts, deletes and counts records, shows a rollback, the async API and \
+            the backend's native access. Exits non-zero if any step does not give the expected result.
+            """
+    )
+
+    @Option(name: .long, help: "Keep the store in this directory (created when missing) instead of a temporary one.")
+    var directory: String?
+
+    mutating func run() async throws {
+        let console = Console()
+        let (location, isTemporary) = try prepareDirectory()
+        defer {
+            if isTemporary { try? FileManager.default.removeItem(at: location) }
+        }
+        let db = try DemoBackend.makeDatabase(in: location)
+        console.note("Persistence demo on \(DemoBackend.name)")
+        console.note("store: \(DemoBackend.location(of: db))")
+
+        try await ShopFlow(db: db, console: console, now: Date()).run()
+        try DemoBackend.showNativeAccess(db, console: console)
+
+        console.note("")
+        console.note(
+            isTemporary ? "Demo finished; the temporary store was removed." : "Demo finished; the store is kept.")
+    }
+
+    /// The directory to use, and whether the demo made it (and so removes it).
+    private func prepareDirectory() throws -> (URL, Bool) {
+        let url: URL
+        let isTemporary: Bool
+        if let directory {
+            url = URL(fileURLWithPath: directory, isDirectory: true)
+            isTemporary = false
+        } else {
+            url = FileManager.default.temporaryDirectory
+                .appendingPathComponent("persistence-demo-\(UUID().uuidString)", isDirectory: true)
+            isTemporary = true
+        }
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return (url, isTemporary)
+    }
+}

@@ -34,6 +34,15 @@ public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
 
     /// The check's name.
     public var testDescription: String { name }
+
+    /// A check whose body gets one fresh database of the suite's entities.
+    static func database(_ name: String, _ body: @escaping @Sendable (any Database) async throws -> Void)
+        -> ConformanceCheck
+    {
+        ConformanceCheck(name) { backend, directory in
+            try await withDatabase(backend, directory, conformanceEntities, body)
+        }
+    }
 }
 
 /// The checks every backend must pass.

@@ -459,6 +459,13 @@ struct RecordCodingTests {
         #expect(error?.code == .typeMismatch)
     }
 
+    @Test("A record needs exactly one value per attribute")
+    func recordValueCount() throws {
+        let layout = try SchemaCache.layout(for: RecordEveryType.self)
+        let error = #expect(throws: PersistenceError.self) { try Record(layout: layout, values: [.null]) }
+        #expect(error?.code == .invalidArgument)
+    }
+
     @Test("Type-mismatch messages never quote the stored value")
     func mismatchMessageIsPrivate() throws {
         var record = try Record(encoding: RecordEveryType())
@@ -526,7 +533,7 @@ struct RecordCodingTests {
         #expect(first != otherKey)
         #expect(Set([first, same, decomposed, otherKey]).count == 3)
         let layout = try SchemaCache.layout(for: RecordSmall.self)
-        let rebuilt = Record(layout: RecordLayout(layout.entity), values: first.values)
+        let rebuilt = try Record(layout: RecordLayout(layout.entity), values: first.values)
         #expect(rebuilt == first)
         #expect(rebuilt.hashValue == first.hashValue)
         let renamed = try Record(encoding: RecordRenamed(id: "1", fullName: "\u{E9}"))

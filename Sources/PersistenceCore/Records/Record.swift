@@ -14,16 +14,22 @@ public struct Record: Sendable, Hashable {
     public var values: [Value]
 
     /// Creates a record from values in the layout's attribute order.
-    /// - Precondition: `values.count == layout.names.count` (a programmer error otherwise).
-    public init(layout: RecordLayout, values: [Value]) {
-        precondition(values.count == layout.names.count, "a record needs one value per attribute")
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` when there is not exactly one value per attribute.
+    public init(layout: RecordLayout, values: [Value]) throws {
+        guard values.count == layout.names.count else {
+            throw PersistenceError(
+                .invalidArgument,
+                "entity '\(layout.entity.name)' has \(layout.names.count) attributes, \(values.count) values were given"
+            )
+        }
         self.layout = layout
         self.values = values
     }
 
     /// Creates a record of all-`nil` values.
     public init(layout: RecordLayout) {
-        self.init(layout: layout, values: Array(repeating: .null, count: layout.names.count))
+        self.layout = layout
+        values = Array(repeating: .null, count: layout.names.count)
     }
 
     /// Encodes an entity into a record.

@@ -5,12 +5,8 @@ import Testing
 /// The async API from many tasks at once.
 enum ConcurrencyChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("serves the async API from many tasks at once") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try await manyTasks($0) }
-        },
-        ConformanceCheck("rolls back a throwing async write") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try await asyncRollback($0) }
-        },
+        .database("serves the async API from many tasks at once") { try await manyTasks($0) },
+        .database("rolls back a throwing async write") { try await asyncRollback($0) },
     ]
 
     static func manyTasks<D: Database>(_ db: D) async throws {

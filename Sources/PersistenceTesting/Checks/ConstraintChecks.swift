@@ -5,15 +5,9 @@ import Testing
 /// Primary keys and unique constraints: violations are typed errors that change nothing.
 enum ConstraintChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("refuses a duplicate primary key and changes nothing") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try duplicateKey($0) }
-        },
-        ConformanceCheck("enforces unique constraints, letting nils coexist") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try unique($0) }
-        },
-        ConformanceCheck("creates a batch all or nothing") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try batch($0) }
-        },
+        .database("refuses a duplicate primary key and changes nothing") { try duplicateKey($0) },
+        .database("enforces unique constraints, letting nils coexist") { try unique($0) },
+        .database("creates a batch all or nothing") { try batch($0) },
     ]
 
     static func duplicateKey(_ db: some Database) throws {

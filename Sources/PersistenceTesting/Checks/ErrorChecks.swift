@@ -5,15 +5,9 @@ import Testing
 /// Misuse gets typed errors, and leaves the data as it was.
 enum ErrorChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("refuses entities outside the model") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try unknownEntity($0) }
-        },
-        ConformanceCheck("refuses mistyped conditions and bad windows") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try badQueries($0) }
-        },
-        ConformanceCheck("never puts stored values in error messages") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try noValuesInErrors($0) }
-        },
+        .database("refuses entities outside the model") { try unknownEntity($0) },
+        .database("refuses mistyped conditions and bad windows") { try badQueries($0) },
+        .database("never puts stored values in error messages") { try noValuesInErrors($0) },
     ]
 
     static func unknownEntity(_ db: some Database) throws {

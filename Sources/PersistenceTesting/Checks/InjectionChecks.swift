@@ -10,12 +10,8 @@ enum InjectionChecks {
     ]
 
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("matches injection strings as exact values only") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try values($0) }
-        },
-        ConformanceCheck("refuses injection strings as attribute names") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try names($0) }
-        },
+        .database("matches injection strings as exact values only") { try values($0) },
+        .database("refuses injection strings as attribute names") { try names($0) },
     ]
 
     static func values(_ db: some Database) throws {

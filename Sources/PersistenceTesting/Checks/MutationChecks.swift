@@ -5,18 +5,10 @@ import Testing
 /// Update, upsert and delete semantics.
 enum MutationChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("updates existing records and refuses missing ones") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try update($0) }
-        },
-        ConformanceCheck("upserts: inserts or replaces") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try upsert($0) }
-        },
-        ConformanceCheck("deletes by object, id, condition and type") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try delete($0) }
-        },
-        ConformanceCheck("keeps indexes right through updates and deletes") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try indexMaintenance($0) }
-        },
+        .database("updates existing records and refuses missing ones") { try update($0) },
+        .database("upserts: inserts or replaces") { try upsert($0) },
+        .database("deletes by object, id, condition and type") { try delete($0) },
+        .database("keeps indexes right through updates and deletes") { try indexMaintenance($0) },
     ]
 
     static func update(_ db: some Database) throws {

@@ -5,24 +5,12 @@ import Testing
 /// Recovering: all, by id, by key and value, by conditions with sort, limit and offset.
 enum QueryChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("recovers all, by id and by key and value") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try basics($0) }
-        },
-        ConformanceCheck("filters with every operator") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try operators($0) }
-        },
-        ConformanceCheck("treats nil with two-valued logic") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try nilSemantics($0) }
-        },
-        ConformanceCheck("sorts, limits and offsets") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try sortAndWindow($0) }
-        },
-        ConformanceCheck("compares text by bytes, case-sensitively") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try textSemantics($0) }
-        },
-        ConformanceCheck("filters on every attribute type") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try typedConditions($0) }
-        },
+        .database("recovers all, by id and by key and value") { try basics($0) },
+        .database("filters with every operator") { try operators($0) },
+        .database("treats nil with two-valued logic") { try nilSemantics($0) },
+        .database("sorts, limits and offsets") { try sortAndWindow($0) },
+        .database("compares text by bytes, case-sensitively") { try textSemantics($0) },
+        .database("filters on every attribute type") { try typedConditions($0) },
     ]
 
     /// Ada 36, Bob nil age, Cy 17, Dee 36, Eve 52 (emails for Ada, Cy, Eve).

@@ -5,27 +5,13 @@ import Testing
 /// Every attribute type survives a store and a recover, at its extremes.
 enum RoundTripChecks {
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("round-trips every attribute type") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try everyType($0) }
-        },
-        ConformanceCheck("round-trips extreme values") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try extremes($0) }
-        },
-        ConformanceCheck("keeps nil and empty apart") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try nilVersusEmpty($0) }
-        },
-        ConformanceCheck("round-trips 1 MB strings and blobs") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try large($0) }
-        },
-        ConformanceCheck("refuses NaN and stores infinities") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try nanPolicy($0) }
-        },
-        ConformanceCheck("refuses unsigned values above Int64.max") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try unsignedOverflow($0) }
-        },
-        ConformanceCheck("round-trips text, UUID and custom-named entities' keys") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try otherKeys($0) }
-        },
+        .database("round-trips every attribute type") { try everyType($0) },
+        .database("round-trips extreme values") { try extremes($0) },
+        .database("keeps nil and empty apart") { try nilVersusEmpty($0) },
+        .database("round-trips 1 MB strings and blobs") { try large($0) },
+        .database("refuses NaN and stores infinities") { try nanPolicy($0) },
+        .database("refuses unsigned values above Int64.max") { try unsignedOverflow($0) },
+        .database("round-trips text, UUID and custom-named entities' keys") { try otherKeys($0) },
         ConformanceCheck("keeps data after the database is reopened") { backend, directory in
             try await reopen(backend, directory)
         },

@@ -7,24 +7,12 @@ enum TransactionChecks {
     struct Abort: Error {}
 
     static let all: [ConformanceCheck] = [
-        ConformanceCheck("rolls back every change of a throwing write") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try rollback($0) }
-        },
-        ConformanceCheck("returns a write's result after commit") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try commitResult($0) }
-        },
-        ConformanceCheck("shows readers committed data only while a write is open") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try isolation($0) }
-        },
-        ConformanceCheck("refuses changes in a read transaction") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try readOnly($0) }
-        },
-        ConformanceCheck("refuses a context used after its block") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try expired($0) }
-        },
-        ConformanceCheck("refuses a write nested in a write") { backend, directory in
-            try await withDatabase(backend, directory, conformanceEntities) { try nested($0) }
-        },
+        .database("rolls back every change of a throwing write") { try rollback($0) },
+        .database("returns a write's result after commit") { try commitResult($0) },
+        .database("shows readers committed data only while a write is open") { try isolation($0) },
+        .database("refuses changes in a read transaction") { try readOnly($0) },
+        .database("refuses a context used after its block") { try expired($0) },
+        .database("refuses a write nested in a write") { try nested($0) },
     ]
 
     static func rollback(_ db: some Database) throws {

@@ -14,11 +14,14 @@ let package = Package(
     products: [
         .library(name: "PersistenceCore", targets: ["PersistenceCore"]),
         .library(name: "PersistenceSQLite", targets: ["PersistenceSQLite"]),
+        .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
         .executable(name: "persistence", targets: ["persistence"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // 3.x and 4.x share the API used here (Crypto, _CryptoExtras' KDF.Scrypt).
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // C libraries: system packages, never products, imported `internal` by the one backend that uses each.
@@ -27,11 +30,26 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
 
         .target(name: "PersistenceCore", swiftSettings: swiftSettings),
         .target(
             name: "PersistenceSQLite",
             dependencies: ["PersistenceCore", "CSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PersistenceLMDB",
+            dependencies: [
+                "PersistenceCore",
+                "CLMDB",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -57,6 +75,11 @@ let package = Package(
         .testTarget(
             name: "PersistenceSQLiteTests",
             dependencies: ["PersistenceCore", "PersistenceSQLite", "PersistenceTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PersistenceLMDBTests",
+            dependencies: ["PersistenceCore", "PersistenceLMDB", "PersistenceTesting"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -12,7 +12,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     /// The store's file, or `nil` in memory.
     public let fileURL: URL?
     let mappings: EntityMappings
-    private let writer: WriterLock
+    private let writer: WriterConnection
     private let readers: ReaderPool?
     private let runner: TransactionRunner
 
@@ -33,7 +33,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
 
         fileURL = inMemory ? nil : URL(fileURLWithPath: path)
         mappings = EntityMappings(model: model, mappings: tableMappings)
-        writer = WriterLock(connection)
+        writer = WriterConnection(connection)
         readers =
             inMemory
             ? nil

@@ -98,8 +98,10 @@ extension PersistenceError.Code {
     /// A stored value does not have the type the entity asks for, or a query compares an attribute with a value
     /// of another type.
     public static let typeMismatch = Self(rawValue: "typeMismatch")
-    /// An argument is out of range (a negative limit, a key that is too large…).
+    /// An argument is out of range (a negative limit, too many values in one query…).
     public static let invalidArgument = Self(rawValue: "invalidArgument")
+    /// A primary key is larger than the backend can store as a key (LMDB: 511 bytes).
+    public static let keyTooLarge = Self(rawValue: "keyTooLarge")
 
     // Constraints and lookups
 

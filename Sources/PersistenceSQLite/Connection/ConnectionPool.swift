@@ -1,37 +1,19 @@
 import Foundation
 import PersistenceCore
-import Synchronization
 
-/// The writer connection behind a lock, with the thread that holds it.
+/// The writer connection, used only while holding the core's ``WriterLock``.
 ///
-/// `@unchecked Sendable`: `connection` is touched only between `lock.lock()` and `lock.unlock()` in
-/// ``withConnection(_:)``, so one thread at a time uses it; `owner` is atomic.
-final class WriterLock: @unchecked Sendable {
+/// `@unchecked Sendable`: `connection` is touched only inside `lock.withLock`, so by one thread at a time.
+final class WriterConnection: @unchecked Sendable {
     private let connection: Connection
-    private let lock = NSLock()
-    private let owner = Atomic<UInt>(0)
+    private let lock = WriterLock()
 
     init(_ connection: Connection) { self.connection = connection }
 
-    /// Whether the calling thread holds the lock (a transaction on it is open further up the stack).
-    var isHeldByCurrentThread: Bool { owner.load(ordering: .acquiring) == currentThreadID() }
-
     /// Runs `body` with the connection, exclusively.
-    /// - Throws: `PersistenceError/Code/nestedTransaction` when the calling thread already holds it, instead of
-    ///   deadlocking.
+    /// - Throws: `PersistenceError.Code.nestedTransaction` when the calling thread already holds it.
     func withConnection<R>(_ body: (Connection) throws -> R) throws -> R {
-        let me = currentThreadID()
-        guard owner.load(ordering: .acquiring) != me else {
-            throw PersistenceError(
-                .nestedTransaction, "a transaction was started inside a write transaction on the same thread")
-        }
-        lock.lock()
-        owner.store(me, ordering: .releasing)
-        defer {
-            owner.store(0, ordering: .releasing)
-            lock.unlock()
-        }
-        return try body(connection)
+        try lock.withLock { try body(connection) }
     }
 }
 
@@ -73,12 +55,4 @@ final class ReaderPool: @unchecked Sendable {
         }
         return try body(connection)
     }
-}
-
-private func currentThreadID() -> UInt {
-    #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-    #else
-        UInt(pthread_self())
-    #endif
 }

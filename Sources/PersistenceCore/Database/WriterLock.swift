@@ -1,0 +1,39 @@
+import Foundation
+import Synchronization
+
+/// The lock that serializes a database's write transactions, knowing which thread holds it.
+///
+/// Both backends allow one writer at a time. A second write started on the thread that holds the lock would wait
+/// for itself forever; this lock throws ``PersistenceError/Code/nestedTransaction`` instead.
+package final class WriterLock: Sendable {
+    private let mutex = NSLock()
+    private let owner = Atomic<UInt>(0)
+
+    package init() {}
+
+    /// Runs `body` while holding the lock.
+    /// - Throws: ``PersistenceError/Code/nestedTransaction`` when the calling thread already holds it.
+    package func withLock<R>(_ body: () throws -> R) throws -> R {
+        let me = currentThreadID()
+        guard owner.load(ordering: .acquiring) != me else {
+            throw PersistenceError(
+                .nestedTransaction, "a transaction was started inside a write transaction on the same thread")
+        }
+        mutex.lock()
+        owner.store(me, ordering: .releasing)
+        defer {
+            owner.store(0, ordering: .releasing)
+            mutex.unlock()
+        }
+        return try body()
+    }
+}
+
+/// An identifier of the calling thread, never 0.
+private func currentThreadID() -> UInt {
+    #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+    #else
+        UInt(pthread_self())
+    #endif
+}

@@ -1,0 +1,29 @@
+import Crypto
+import Foundation
+
+/// What an encrypted store keeps in its meta database to derive and check its keys on the next open.
+///
+/// Nothing here is secret: the salt only has to be unique, and ``keyCheck`` is an HMAC that tells a wrong
+/// passphrase apart from a damaged store without revealing anything about the key.
+struct KeyDerivationRecord: Codable, Sendable, Hashable {
+    /// The name scrypt is recorded under in ``algorithm``.
+    static let scryptAlgorithm = "scrypt"
+
+    /// The key derivation function; ``scryptAlgorithm`` is the only one so far.
+    ///
+    /// Stored so a later format can change the function and still recognise old stores.
+    var algorithm: String
+    /// The scrypt cost parameters the store was created with.
+    var parameters: KeyDerivation
+    /// The store's random salt, used by scrypt and as the HKDF salt.
+    var salt: Data
+    /// ``StoreKeys/keyCheckValue()`` for the store's keys, compared on open to detect a wrong passphrase.
+    var keyCheck: Data
+
+    /// A new random 32-byte salt.
+    ///
+    /// Drawn through `SymmetricKey`, which uses the system's cryptographically secure generator.
+    static func newSalt() -> Data {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
+}

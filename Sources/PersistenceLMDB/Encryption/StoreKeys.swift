@@ -1,0 +1,178 @@
+import Crypto
+import Foundation
+import PersistenceCore
+import _CryptoExtras
+
+/// The keys of one open encrypted store, derived once from the passphrase when the store opens.
+///
+/// scrypt turns the passphrase into a master key; HKDF-SHA256 then splits the master key into one key per
+/// purpose, so that the value cipher, the index hashes and the passphrase check never share a key:
+///
+/// - `valueKey` seals values with AES-256-GCM,
+/// - `indexKey` hashes index keys with HMAC-SHA256, so an index reveals equality but not values,
+/// - `checkKey` computes the key check stored in the meta database, which tells a wrong passphrase apart
+///   from a damaged value.
+///
+/// The keys never leave this type, and neither its description nor its mirror shows them.
+final class StoreKeys: Sendable {
+    private let valueKey: SymmetricKey
+    private let indexKey: SymmetricKey
+    private let checkKey: SymmetricKey
+
+    // Domain-separation labels: changing one changes every key or hash derived with it, so they carry a version.
+    private static let valueKeyInfo = Data("persistence.lmdb.values.v1".utf8)
+    private static let indexKeyInfo = Data("persistence.lmdb.index.v1".utf8)
+    private static let checkKeyInfo = Data("persistence.lmdb.keycheck.v1".utf8)
+    private static let keyCheckMessage = Data("persistence.lmdb.key-check.v1".utf8)
+
+    private static let masterKeyByteCount = 32
+    private static let subkeyByteCount = 32
+
+    private init(valueKey: SymmetricKey, indexKey: SymmetricKey, checkKey: SymmetricKey) {
+        self.valueKey = valueKey
+        self.indexKey = indexKey
+        self.checkKey = checkKey
+    }
+
+    /// Derives a store's keys from its passphrase; slow by design (see ``KeyDerivation``).
+    ///
+    /// The passphrase is normalized to Unicode NFC before it is encoded as UTF-8, so a passphrase typed as
+    /// composed characters ("é", U+00E9) and the same passphrase typed as decomposed ones ("e" + U+0301) open
+    /// the same store. Keyboards and platforms differ in which form they produce, and a user cannot see the
+    /// difference. Only canonical equivalence is applied: compatibility forms ("ﬁ" and "fi") stay distinct.
+    ///
+    /// - Parameters:
+    ///   - passphrase: The user's passphrase; must not be empty.
+    ///   - salt: The store's salt from its ``KeyDerivationRecord``; at least 16 bytes.
+    ///   - parameters: The scrypt parameters from the store's ``KeyDerivationRecord``.
+    /// - Returns: The store's keys.
+    /// - Throws: ``PersistenceError`` with code `.invalidConfiguration` when the passphrase is empty, the salt is
+    ///   too short, the parameters are out of range, or scrypt fails (for example, for lack of memory).
+    static func derive(passphrase: String, salt: Data, parameters: KeyDerivation) throws -> StoreKeys {
+        let normalized = passphrase.precomposedStringWithCanonicalMapping
+        guard !normalized.isEmpty else {
+            throw PersistenceError(.invalidConfiguration, "the passphrase is empty")
+        }
+        // Also keeps a damaged meta record from asking scrypt for unbounded memory.
+        try parameters.validate()
+        // 16 bytes is the smallest salt NIST SP 800-132 allows; new stores use 32. swift-crypto also needs a
+        // non-empty salt (it would trap on an empty buffer).
+        guard salt.count >= 16 else {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "the key derivation salt has \(salt.count) bytes; at least 16 are needed"
+            )
+        }
+
+        let masterKey: SymmetricKey
+        do {
+            masterKey = try KDF.Scrypt.deriveKey(
+                from: Data(normalized.utf8),
+                salt: salt,
+                outputByteCount: masterKeyByteCount,
+                rounds: parameters.rounds,
+                blockSize: parameters.blockSize,
+                parallelism: parameters.parallelism
+            )
+        } catch {
+            // swift-crypto's errors carry no input bytes, but only the parameters are named here to be sure.
+            throw PersistenceError(
+                .invalidConfiguration,
+                "scrypt key derivation failed with N = 2^\(parameters.logN), r = \(parameters.blockSize), "
+                    + "p = \(parameters.parallelism); the parameters may need more memory than is allowed"
+            )
+        }
+
+        func subkey(_ info: Data) -> SymmetricKey {
+            HKDF<SHA256>.deriveKey(
+                inputKeyMaterial: masterKey,
+                salt: salt,
+                info: info,
+                outputByteCount: subkeyByteCount
+            )
+        }
+        return StoreKeys(
+            valueKey: subkey(valueKeyInfo),
+            indexKey: subkey(indexKeyInfo),
+            checkKey: subkey(checkKeyInfo)
+        )
+    }
+
+    /// The value stored as ``KeyDerivationRecord/keyCheck``: HMAC-SHA256 of a fixed label under the check key.
+    ///
+    /// It is derived through its own HKDF label, so publishing it reveals nothing about the value or index keys.
+    func keyCheckValue() -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: Self.keyCheckMessage, using: checkKey))
+    }
+
+    /// Whether a stored key check was made with these keys, i.e. whether the passphrase is right.
+    ///
+    /// The comparison takes the same time wherever the values differ, so it does not leak how close a guess was.
+    /// - Parameter keyCheck: The ``KeyDerivationRecord/keyCheck`` read from the store.
+    func verifies(keyCheck: Data) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(keyCheck, authenticating: Self.keyCheckMessage, using: checkKey)
+    }
+
+    /// Encrypts and authenticates a value with AES-256-GCM.
+    ///
+    /// - Parameters:
+    ///   - plaintext: The value's bytes.
+    ///   - aad: Bytes that are authenticated but not stored, such as the value's table and key; opening with
+    ///     different bytes fails, which is what detects a value moved to another record.
+    ///   - nonce: A nonce from the store's ``NonceSequence``; it must never have been used before.
+    /// - Returns: `nonce (12 bytes) || ciphertext || tag (16 bytes)`.
+    /// - Throws: ``PersistenceError`` with code `.invalidValue` when the value cannot be sealed.
+    func seal(_ plaintext: Data, authenticating aad: Data, nonce: AES.GCM.Nonce) throws -> Data {
+        let combined: Data?
+        do {
+            combined = try AES.GCM.seal(plaintext, using: valueKey, nonce: nonce, authenticating: aad).combined
+        } catch {
+            throw PersistenceError(.invalidValue, "a value could not be encrypted")
+        }
+        // `combined` is nil only for nonces of a non-standard size, which AES.GCM.Nonce cannot have here.
+        guard let combined else {
+            throw PersistenceError(.invalidValue, "a value could not be encrypted")
+        }
+        return combined
+    }
+
+    /// Authenticates and decrypts a value sealed by ``seal(_:authenticating:nonce:)``.
+    ///
+    /// Every failure — too short, a changed bit, a different `aad`, another key — is reported the same way, so
+    /// the error says nothing about the bytes.
+    ///
+    /// - Parameters:
+    ///   - sealed: `nonce || ciphertext || tag` as stored.
+    ///   - aad: The same bytes that were authenticated when the value was sealed.
+    /// - Returns: The value's bytes.
+    /// - Throws: ``PersistenceError`` with code `.authenticationFailed` when the value does not authenticate.
+    func open(_ sealed: Data, authenticating aad: Data) throws -> Data {
+        do {
+            let box = try AES.GCM.SealedBox(combined: sealed)
+            return try AES.GCM.open(box, using: valueKey, authenticating: aad)
+        } catch {
+            throw PersistenceError(
+                .authenticationFailed,
+                "a stored value failed authentication: it was altered, moved or written with another key"
+            )
+        }
+    }
+
+    /// The HMAC-SHA256 of index key bytes under the index key (all 32 bytes).
+    ///
+    /// Indexes store this instead of the value, so equality lookups work while the index reveals nothing but
+    /// which records share a value. The full 32 bytes are kept so distinct values practically never collide.
+    func indexHash(_ bytes: Data) -> Data {
+        Data(HMAC<SHA256>.authenticationCode(for: bytes, using: indexKey))
+    }
+}
+
+// Keys must never end up in logs, so printing, debugging and reflection show nothing of them.
+extension StoreKeys: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// A placeholder that shows no key material.
+    var description: String { "StoreKeys(redacted)" }
+    /// A placeholder that shows no key material.
+    var debugDescription: String { description }
+    /// An empty mirror, so `dump` and debuggers show no key material.
+    var customMirror: Mirror { Mirror(self, children: [:]) }
+}

@@ -1,0 +1,233 @@
+internal import CLMDB
+public import Foundation
+// Apps import one module: the backend brings the core's protocols and types with it.
+@_exported public import PersistenceCore
+
+/// Builds an ``LMDBDatabase``: validates the configuration, then opens or creates the store and checks the
+/// passphrase before anything is read or written.
+///
+/// ```swift
+/// let db = try LMDBBuilder(databaseName: "App", passphrase: secret, model: AppModel.current).create()
+/// ```
+///
+/// The store is one file, `<directory>/<databaseName>.lmdb`, with `<databaseName>.lmdb-lock` beside it.
+///
+/// **What encryption protects.** With a passphrase, every record is sealed with AES-GCM-256 under a key derived
+/// from the passphrase (scrypt, ``KeyDerivation/owasp`` by default, with a random per-store salt); the
+/// authenticated data binds the entity and the record's key, so a value altered or moved to another key fails
+/// with `authenticationFailed` instead of reading as other data. Indexed values are stored only as keyed
+/// HMAC-SHA256 digests. **Not protected**: primary keys (they are LMDB keys, in plaintext), entity and attribute
+/// names (the schema), how many records there are and their sizes, and which records are read or written when.
+/// Passphrases are compared after Unicode NFC normalization, so composed and decomposed forms are the same
+/// passphrase.
+public struct LMDBBuilder: DatabaseBuilder {
+    /// The database name: the file-name stem. Not empty, no path separators, no `..`.
+    public var databaseName: String
+    /// The passphrase values are sealed with; `nil` only for a store made with ``unencrypted(databaseName:model:)``.
+    public var passphrase: String?
+    /// The entity types and model version.
+    public var model: Model
+    /// The application's schema version, stored with the data. A store written with a higher version is refused.
+    public var schemaVersion: UInt64
+    /// Where the store's files go; `nil` for the same per-user default as the SQLite backend. A given directory
+    /// must exist and be writable.
+    public var directory: URL?
+    /// The initial size of the memory map; it doubles whenever a write fills it.
+    public var initialMapSize = 64 << 20
+    /// How many read transactions may be open at once across the processes using the store.
+    public var maximumReaders = 126
+    /// The scrypt parameters for a new encrypted store (an existing store keeps the ones it was created with).
+    public var keyDerivation = KeyDerivation.owasp
+
+    /// Creates a builder for an encrypted store.
+    /// - Parameters:
+    ///   - passphrase: Any non-empty Unicode text.
+    public init(databaseName: String, passphrase: String, model: Model, schemaVersion: UInt64 = 0) {
+        self.databaseName = databaseName
+        self.passphrase = passphrase
+        self.model = model
+        self.schemaVersion = schemaVersion
+    }
+
+    /// Creates a builder for an encrypted store of version 1 of a model made of these entity types.
+    public init(databaseName: String, passphrase: String, entities: [any Entity.Type], schemaVersion: UInt64 = 0) {
+        self.init(
+            databaseName: databaseName, passphrase: passphrase, model: Model(version: 1, entities: entities),
+            schemaVersion: schemaVersion)
+    }
+
+    /// A builder for a store whose values are **not** encrypted: anyone who can read the file can read the data.
+    public static func unencrypted(databaseName: String, model: Model, schemaVersion: UInt64 = 0) -> LMDBBuilder {
+        var builder = LMDBBuilder(
+            databaseName: databaseName, passphrase: "", model: model, schemaVersion: schemaVersion)
+        builder.passphrase = nil
+        return builder
+    }
+
+    /// Validates the configuration, then opens (creating when needed) the database.
+    ///
+    /// - Throws: `PersistenceError` — `invalidName`, `invalidConfiguration` (an empty passphrase, options out of
+    ///   range), `directoryNotFound`, `permissionDenied`, `invalidSchema`, `wrongPassphrase` (checked before
+    ///   anything is read or written), `migrationRequired`, `unsupportedFormatVersion`, `corrupt`.
+    public func create() throws -> LMDBDatabase {
+        if let passphrase, passphrase.isEmpty {
+            throw PersistenceError(.invalidConfiguration, "the passphrase is empty")
+        }
+        guard initialMapSize >= 1 << 20 else {
+            throw PersistenceError(.invalidConfiguration, "initialMapSize must be at least 1 MiB")
+        }
+        guard (1...4096).contains(maximumReaders) else {
+            throw PersistenceError(.invalidConfiguration, "maximumReaders must be between 1 and 4096")
+        }
+        guard !model.entities.isEmpty else {
+            throw PersistenceError(.invalidConfiguration, "the model has no entities")
+        }
+        try keyDerivation.validate()
+        let layouts = try model.layouts()
+        let location = try StoreLocation(name: databaseName, directory: directory)
+        let file = location.file(extension: "lmdb").resolvingSymlinksInPath()
+        let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count }
+        let environment = try EnvironmentRegistry.environment(path: file.path) {
+            try Environment(
+                path: file.path, mapSize: initialMapSize, maximumReaders: maximumReaders,
+                maximumDatabases: max(128, 2 * (1 + layouts.count + indexCount)))
+        }
+        return try StoreOpening(builder: self, environment: environment, layouts: layouts).open(file: file)
+    }
+}
+
+/// The steps of opening a store, in order: read the metadata, derive and check the key, then create or check.
+private struct StoreOpening {
+    let builder: LMDBBuilder
+    let environment: Environment
+    let layouts: [RecordLayout]
+
+    private struct Stored {
+        var format: UInt64?
+        var keyDerivation: KeyDerivationRecord?
+        var schema: Data?
+        var schemaVersion: UInt64?
+    }
+
+    func open(file: URL) throws -> LMDBDatabase {
+        try environment.writer.withLock {
+            let stored = try readMetadata()
+            // Derive the key before any write: a wrong passphrase leaves the file untouched.
+            let keys = try stored.format == nil ? newKeys() : existingKeys(stored)
+            let sealer = ValueSealer(keys: keys.map(\.keys))
+            var stores: [EntityStore] = []
+            var metaDBI = MDB_dbi()
+            try environment.write { transaction in
+                metaDBI = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
+                let current = try StoreMetadata.readNumber(.format, metaDBI, transaction)
+                if current == nil {
+                    try initialize(metaDBI, transaction, keyRecord: keys?.record)
+                } else {
+                    try checkSchema(metaDBI, transaction)
+                }
+                stores = try layouts.map {
+                    try EntityStore(layout: $0, environment: environment, transaction: transaction)
+                }
+            }
+            return LMDBDatabase(
+                fileURL: file, environment: environment, stores: EntityStores(model: builder.model, stores: stores),
+                sealer: sealer, metaDBI: metaDBI)
+        }
+    }
+
+    private func readMetadata() throws -> Stored {
+        try environment.read { transaction in
+            // The meta database may not exist yet: look it up without creating it.
+            var dbi = MDB_dbi()
+            let code = mdb_dbi_open(transaction.handle, StoreMetadata.databaseName, 0, &dbi)
+            if code == MDB_NOTFOUND { return Stored() }
+            try LMDBError.check(code, "could not open the store's metadata")
+            var stored = Stored()
+            stored.format = try StoreMetadata.readNumber(.format, dbi, transaction)
+            if let format = stored.format, format > StoreMetadata.formatVersion {
+                throw PersistenceError(
+                    .unsupportedFormatVersion,
+                    "the store has format version \(format); this version of Persistence reads up to "
+                        + "\(StoreMetadata.formatVersion)")
+            }
+            if let record = try StoreMetadata.read(.keyDerivation, dbi, transaction) {
+                do {
+                    stored.keyDerivation = try JSONDecoder().decode(KeyDerivationRecord.self, from: record)
+                } catch {
+                    throw PersistenceError(.corrupt, "the store's key derivation record is damaged")
+                }
+            }
+            stored.schemaVersion = try StoreMetadata.readNumber(.schemaVersion, dbi, transaction)
+            return stored
+        }
+    }
+
+    private func newKeys() throws -> (keys: StoreKeys, record: KeyDerivationRecord)? {
+        guard let passphrase = builder.passphrase else { return nil }
+        let salt = KeyDerivationRecord.newSalt()
+        let keys = try StoreKeys.derive(passphrase: passphrase, salt: salt, parameters: builder.keyDerivation)
+        let record = KeyDerivationRecord(
+            algorithm: KeyDerivationRecord.scryptAlgorithm, parameters: builder.keyDerivation, salt: salt,
+            keyCheck: keys.keyCheckValue())
+        return (keys, record)
+    }
+
+    private func existingKeys(_ stored: Stored) throws -> (keys: StoreKeys, record: KeyDerivationRecord)? {
+        switch (stored.keyDerivation, builder.passphrase) {
+        case (nil, nil):
+            return nil
+        case (nil, _?):
+            throw PersistenceError(
+                .invalidConfiguration, "the store is not encrypted; open it with LMDBBuilder.unencrypted")
+        case (_?, nil):
+            throw PersistenceError(.wrongPassphrase, "the store is encrypted and no passphrase was given")
+        case (let record?, let passphrase?):
+            guard record.algorithm == KeyDerivationRecord.scryptAlgorithm else {
+                throw PersistenceError(.unsupportedFormatVersion, "the store uses an unknown key derivation")
+            }
+            try record.parameters.validate()
+            let keys = try StoreKeys.derive(passphrase: passphrase, salt: record.salt, parameters: record.parameters)
+            guard keys.verifies(keyCheck: record.keyCheck) else {
+                throw PersistenceError(.wrongPassphrase, "the passphrase does not open this store")
+            }
+            return (keys, record)
+        }
+    }
+
+    private func schemaJSON() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(layouts.map(\.entity))
+    }
+
+    private func initialize(_ meta: MDB_dbi, _ transaction: Transaction, keyRecord: KeyDerivationRecord?) throws {
+        if let keyRecord {
+            try StoreMetadata.write(.keyDerivation, JSONEncoder().encode(keyRecord), meta, transaction)
+            try StoreMetadata.writeNumber(.nonceCounter, 0, meta, transaction)
+        }
+        try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
+        try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
+        try StoreMetadata.writeNumber(.format, StoreMetadata.formatVersion, meta, transaction)
+    }
+
+    private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction) throws {
+        let storedVersion = try StoreMetadata.readNumber(.schemaVersion, meta, transaction) ?? 0
+        guard storedVersion <= builder.schemaVersion else {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "the store has schema version \(storedVersion), newer than this builder's \(builder.schemaVersion)")
+        }
+        guard let json = try StoreMetadata.read(.schema, meta, transaction),
+            let stored = try? JSONDecoder().decode([EntityDescription].self, from: json)
+        else {
+            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
+        }
+        let current = layouts.map(\.entity)
+        guard stored.map(\.normalized) == current.map(\.normalized) else {
+            throw PersistenceError(.migrationRequired, EntityDescription.difference(stored: stored, current: current))
+        }
+        if storedVersion != builder.schemaVersion {
+            try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
+        }
+    }
+}

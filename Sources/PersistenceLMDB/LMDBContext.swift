@@ -1,0 +1,300 @@
+internal import CLMDB
+import Foundation
+public import PersistenceCore
+
+/// The transaction context of an ``LMDBDatabase``: the typed operations of `DatabaseContext`, in one LMDB
+/// transaction.
+///
+/// Only reachable inside a `read` or `write` block; using it afterwards throws `contextExpired`.
+/// Equality conditions (`==`, `in`) on an attribute with a single-attribute index use the index; other conditions
+/// scan the entity's records (decrypting each when the store is encrypted).
+public final class LMDBContext: DatabaseContext {
+    let transaction: Transaction
+    private let stores: EntityStores
+    private let sealer: ValueSealer
+    /// Whether this context belongs to a write transaction.
+    public let isWritable: Bool
+    private var isExpired = false
+    /// The nonce sequence of this write, loaded from the meta database on first use.
+    private var nonces: NonceSequence?
+    private let metaDBI: MDB_dbi
+
+    init(transaction: Transaction, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi) {
+        self.transaction = transaction
+        self.stores = stores
+        self.sealer = sealer
+        self.metaDBI = metaDBI
+        isWritable = !transaction.isReadOnly
+    }
+
+    func expire() { isExpired = true }
+
+    /// Persists the nonce counter in this write, so nonces are never reused under the store's key.
+    func finish() throws {
+        guard let nonces else { return }
+        try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, metaDBI, transaction)
+    }
+
+    @inline(__always)
+    private func use(writing: Bool) throws {
+        guard !isExpired else {
+            throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
+        }
+        if writing && !isWritable {
+            throw PersistenceError(.readOnly, "a read transaction can't change the database")
+        }
+    }
+
+    // MARK: - Typed operations
+
+    public func create<E: Entity>(_ entity: E) throws {
+        try use(writing: true)
+        let store = try stores.store(for: E.self)
+        try insert(RecordEncoder.encode(entity, layout: store.layout), into: store)
+    }
+
+    public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
+        try use(writing: false)
+        let store = try stores.store(for: E.self)
+        let key = try recordKey(id.storedValue, store)
+        guard let values = try load(key, store) else { return nil }
+        return try RecordDecoder.decode(E.self, layout: store.layout, values: values)
+    }
+
+    public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
+        try use(writing: false)
+        let store = try stores.store(for: E.self)
+        let resolved = try query.resolve(in: store.layout)
+        return try resolved.apply(to: matching(resolved.condition, store).map(\.values)).map {
+            try RecordDecoder.decode(E.self, layout: store.layout, values: $0)
+        }
+    }
+
+    public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        try use(writing: false)
+        let store = try stores.store(for: E.self)
+        guard let condition else { return try transaction.count(store.dbi) }
+        return try matching(condition.resolve(in: store.layout), store).count
+    }
+
+    public func update<E: Entity>(_ entity: E) throws {
+        try use(writing: true)
+        let store = try stores.store(for: E.self)
+        let values = try RecordEncoder.encode(entity, layout: store.layout)
+        let key = try recordKey(values[store.layout.primaryKeyIndex], store)
+        guard let old = try load(key, store) else {
+            throw PersistenceError(.notFound, "no \(store.layout.entity.name) has that primary key")
+        }
+        try replace(old, with: values, key: key, in: store)
+    }
+
+    public func upsert<E: Entity>(_ entity: E) throws {
+        try use(writing: true)
+        let store = try stores.store(for: E.self)
+        let values = try RecordEncoder.encode(entity, layout: store.layout)
+        let key = try recordKey(values[store.layout.primaryKeyIndex], store)
+        if let old = try load(key, store) {
+            try replace(old, with: values, key: key, in: store)
+        } else {
+            try insert(values, into: store)
+        }
+    }
+
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        try use(writing: true)
+        let store = try stores.store(for: E.self)
+        let key = try recordKey(id.storedValue, store)
+        guard let old = try load(key, store) else { return false }
+        try remove(old, key: key, from: store)
+        return true
+    }
+
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        try use(writing: true)
+        let store = try stores.store(for: E.self)
+        guard let condition else {
+            let count = try transaction.count(store.dbi)
+            try transaction.empty(store.dbi)
+            for index in store.indexes { try transaction.empty(index.dbi) }
+            return count
+        }
+        let doomed = try matching(condition.resolve(in: store.layout), store)
+        for record in doomed { try remove(record.values, key: record.key, from: store) }
+        return doomed.count
+    }
+
+    // MARK: - Records and indexes
+
+    /// The key bytes of a primary-key value, checked against LMDB's key size limit.
+    private func recordKey(_ value: Value, _ store: EntityStore) throws -> Data {
+        let key = try KeyCodec.encode(value)
+        guard key.count <= transaction.environment.maximumKeySize, !key.isEmpty else {
+            throw PersistenceError(
+                .keyTooLarge,
+                "a primary key of '\(store.layout.entity.name)' is \(key.count) bytes; LMDB keys are 1 to "
+                    + "\(transaction.environment.maximumKeySize) bytes")
+        }
+        return key
+    }
+
+    private func load(_ key: Data, _ store: EntityStore) throws -> [Value]? {
+        guard let stored = try transaction.get(store.dbi, key) else { return nil }
+        return try checked(sealer.open(stored, entity: store, key: key), store)
+    }
+
+    private func checked(_ values: [Value], _ store: EntityStore) throws -> [Value] {
+        guard values.count == store.layout.names.count else {
+            throw PersistenceError(.corrupt, "a stored '\(store.layout.entity.name)' record has the wrong shape")
+        }
+        return values
+    }
+
+    private func seal(_ values: [Value], key: Data, _ store: EntityStore) throws -> Data {
+        if nonces == nil, sealer.isEncrypted {
+            nonces = NonceSequence(
+                startingAt: try StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0)
+        }
+        guard var sequence = nonces else {
+            var unused = NonceSequence(startingAt: 0)
+            return try sealer.seal(values, entity: store, key: key, nonces: &unused)
+        }
+        defer { nonces = sequence }
+        return try sealer.seal(values, entity: store, key: key, nonces: &sequence)
+    }
+
+    /// The index key of a record in `index`, or `nil` when an indexed value is `nil` (such records aren't
+    /// indexed: `nil`s never collide in unique indexes, and lookups by `nil` scan).
+    private func indexKey(_ values: [Value], _ index: EntityStore.IndexStore) -> Data? {
+        let indexed = index.positions.map { values[$0] }
+        guard !indexed.contains(where: \.isNull) else { return nil }
+        return sealer.indexKey(indexed)
+    }
+
+    private func insert(_ values: [Value], into store: EntityStore) throws {
+        let key = try recordKey(values[store.layout.primaryKeyIndex], store)
+        try checkUnique(values, key: key, store)
+        guard try transaction.put(store.dbi, key, seal(values, key: key, store), flags: MDB_NOOVERWRITE) else {
+            throw PersistenceError(.duplicateKey, "a '\(store.layout.entity.name)' record has that primary key")
+        }
+        try addIndexes(values, key: key, store)
+    }
+
+    private func replace(_ old: [Value], with values: [Value], key: Data, in store: EntityStore) throws {
+        try checkUnique(values, key: key, store)
+        try removeIndexes(old, key: key, store)
+        try transaction.put(store.dbi, key, seal(values, key: key, store))
+        try addIndexes(values, key: key, store)
+    }
+
+    private func remove(_ old: [Value], key: Data, from store: EntityStore) throws {
+        try removeIndexes(old, key: key, store)
+        try transaction.delete(store.dbi, key)
+    }
+
+    /// Refuses values a unique index already holds for another record — before anything is written, so a refused
+    /// change leaves the store as it was.
+    private func checkUnique(_ values: [Value], key: Data, _ store: EntityStore) throws {
+        for index in store.indexes where index.index.isUnique {
+            guard let indexKey = indexKey(values, index), let owner = try transaction.get(index.dbi, indexKey),
+                owner != key
+            else { continue }
+            throw PersistenceError(
+                .uniqueViolation,
+                "a '\(store.layout.entity.name)' record already has those values in "
+                    + index.index.attributes.joined(separator: ", "))
+        }
+    }
+
+    private func addIndexes(_ values: [Value], key: Data, _ store: EntityStore) throws {
+        for index in store.indexes {
+            guard let indexKey = indexKey(values, index) else { continue }
+            try transaction.put(index.dbi, indexKey, key)
+        }
+    }
+
+    private func removeIndexes(_ values: [Value], key: Data, _ store: EntityStore) throws {
+        for index in store.indexes {
+            guard let indexKey = indexKey(values, index) else { continue }
+            try transaction.delete(index.dbi, indexKey, value: index.index.isUnique ? nil : key)
+        }
+    }
+
+    // MARK: - Queries
+
+    /// The records matching `condition` (all when `nil`), in primary-key order, with their keys.
+    private func matching(_ condition: ResolvedCondition?, _ store: EntityStore) throws -> [(
+        key: Data, values: [Value]
+    )] {
+        var found: [(key: Data, values: [Value])] = []
+        if let condition, let keys = try candidates(condition, store) {
+            for key in keys {
+                guard let values = try load(key, store), condition.matches(values) else { continue }
+                found.append((key, values))
+            }
+            found.sort { $0.key.lexicographicallyPrecedes($1.key) }
+            return found
+        }
+        try transaction.forEach(store.dbi) { key, stored in
+            let values = try checked(sealer.open(stored, entity: store, key: key), store)
+            if condition?.matches(values) ?? true { found.append((key, values)) }
+            return true
+        }
+        return found
+    }
+
+    /// Primary keys an index narrows `condition` to, or `nil` when no index applies (then the caller scans).
+    private func candidates(_ condition: ResolvedCondition, _ store: EntityStore) throws -> Set<Data>? {
+        switch condition {
+        case .comparison(let at, .equal, let value):
+            return try lookup([value], at: at, store)
+        case .oneOf(let at, let values):
+            return try lookup(values, at: at, store)
+        case .and(let conditions):
+            for condition in conditions {
+                if let keys = try candidates(condition, store) { return keys }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// Keys of records whose attribute at `at` equals one of `values`, through its index; `nil` when there is no
+    /// index or a value can't be looked up exactly (`nil`, or another storage class that compares numerically).
+    private func lookup(_ values: [Value], at position: Int, _ store: EntityStore) throws -> Set<Data>? {
+        guard let index = store.index(on: position) else { return nil }
+        let storage = store.layout.types[position].storageClass
+        guard values.allSatisfy({ $0.storageClass == storage }) else { return nil }
+        var keys = Set<Data>()
+        for value in values {
+            let indexKey = sealer.indexKey([value])
+            if index.index.isUnique {
+                // Not a sorted-duplicates database: MDB_NEXT_DUP would step on to the next key.
+                if let key = try transaction.get(index.dbi, indexKey) { keys.insert(key) }
+            } else {
+                keys.formUnion(try transaction.duplicates(index.dbi, indexKey))
+            }
+        }
+        return keys
+    }
+}
+
+/// The model's entity stores, by type.
+struct EntityStores: Sendable {
+    private let byType: [ObjectIdentifier: EntityStore]
+
+    init(model: Model, stores: [EntityStore]) {
+        var byType: [ObjectIdentifier: EntityStore] = [:]
+        for (type, store) in zip(model.entities, stores) { byType[ObjectIdentifier(type)] = store }
+        self.byType = byType
+    }
+
+    func store<E: Entity>(for type: E.Type) throws -> EntityStore {
+        guard let store = byType[ObjectIdentifier(type)] else {
+            throw PersistenceError(.unknownEntity, "\(E.self) is not part of this database's model")
+        }
+        return store
+    }
+}

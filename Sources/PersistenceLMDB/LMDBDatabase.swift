@@ -1,0 +1,67 @@
+internal import CLMDB
+public import Foundation
+public import PersistenceCore
+
+/// A database in one LMDB file, made by ``LMDBBuilder``; values sealed with AES-GCM when it has a passphrase.
+///
+/// Reads run concurrently with the single writer, each on a consistent snapshot. Writes are serialized, run
+/// synchronously under a lock, and when the map fills up the map is grown and the write block run again from the
+/// start in a new transaction — so a write block should only change the database (its other side effects may
+/// repeat).
+public final class LMDBDatabase: PersistenceCore.Database, Sendable {
+    public typealias Context = LMDBContext
+
+    /// The store's file.
+    public let fileURL: URL
+    let environment: Environment
+    private let stores: EntityStores
+    private let sealer: ValueSealer
+    private let metaDBI: MDB_dbi
+    private let runner = TransactionRunner(label: "persistence.lmdb")
+
+    init(fileURL: URL, environment: Environment, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi) {
+        self.fileURL = fileURL
+        self.environment = environment
+        self.stores = stores
+        self.sealer = sealer
+        self.metaDBI = metaDBI
+    }
+
+    /// Whether values are sealed with a key derived from a passphrase.
+    public var isEncrypted: Bool { sealer.isEncrypted }
+
+    /// The current size of the memory map in bytes (it grows as needed).
+    public var mapSize: Int { environment.mapSize }
+
+    @discardableResult
+    public func read<R>(_ body: (LMDBContext) throws -> R) throws -> R {
+        try environment.read { transaction in
+            let context = LMDBContext(transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI)
+            defer { context.expire() }
+            return try body(context)
+        }
+    }
+
+    @discardableResult
+    public func write<R>(_ body: (LMDBContext) throws -> R) throws -> R {
+        try environment.writer.withLock {
+            try environment.write { transaction in
+                let context = LMDBContext(transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI)
+                defer { context.expire() }
+                let result = try body(context)
+                try context.finish()
+                return result
+            }
+        }
+    }
+
+    @discardableResult
+    public func read<R: Sendable>(_ body: @escaping @Sendable (LMDBContext) throws -> R) async throws -> R {
+        try await runner.read { try self.read(body) }
+    }
+
+    @discardableResult
+    public func write<R: Sendable>(_ body: @escaping @Sendable (LMDBContext) throws -> R) async throws -> R {
+        try await runner.write { try self.write(body) }
+    }
+}

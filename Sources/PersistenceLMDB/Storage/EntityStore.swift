@@ -1,0 +1,40 @@
+internal import CLMDB
+import Foundation
+import PersistenceCore
+
+/// Where one entity lives: its named database (primary key → record) and one named database per index
+/// (index key → primary key; sorted duplicates unless unique).
+final class EntityStore: Sendable {
+    struct IndexStore: Sendable {
+        let index: Index
+        let positions: [Int]
+        let dbi: MDB_dbi
+    }
+
+    let layout: RecordLayout
+    let dbi: MDB_dbi
+    let indexes: [IndexStore]
+    private let aadPrefix: Data
+
+    /// Opens (creating when missing) the entity's databases in `transaction`.
+    init(layout: RecordLayout, environment: Environment, transaction: Transaction) throws {
+        self.layout = layout
+        let name = layout.entity.name
+        dbi = try environment.database(named: "entity:" + name, flags: 0, in: transaction)
+        indexes = try layout.entity.indexes.map { index in
+            let positions = try index.attributes.map { try layout.requirePosition(of: $0) }
+            let flags = index.isUnique ? 0 : UInt32(MDB_DUPSORT)
+            let dbi = try environment.database(named: "index:" + index.name(in: name), flags: flags, in: transaction)
+            return IndexStore(index: index, positions: positions, dbi: dbi)
+        }
+        aadPrefix = Data(name.utf8) + [0]
+    }
+
+    /// What a sealed record authenticates besides itself: the entity and the record's key.
+    func authenticatedData(for key: Data) -> Data { aadPrefix + key }
+
+    /// The single-attribute index on `position`, if the entity has one.
+    func index(on position: Int) -> IndexStore? {
+        indexes.first { $0.positions == [position] }
+    }
+}

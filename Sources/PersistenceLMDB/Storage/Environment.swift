@@ -1,0 +1,159 @@
+internal import CLMDB
+import Foundation
+import PersistenceCore
+
+/// Owns one `MDB_env` and everything process-wide about it: the writer lock, the map-growth lock, the named
+/// databases opened so far.
+///
+/// LMDB allows one environment per file per process, so ``EnvironmentRegistry`` shares one among every database
+/// opened on the same path. `@unchecked Sendable`: the handle is thread-safe under `MDB_NOTLS` for read
+/// transactions; write transactions run under ``writer``; `mdb_env_set_mapsize` runs only under the growth lock
+/// held exclusively, when no transaction of this process is open; `databases` is guarded by its own lock.
+final class Environment: @unchecked Sendable {
+    let handle: OpaquePointer
+    let path: String
+    /// Serializes write transactions (one writer at a time, and no nested write on one thread).
+    let writer = WriterLock()
+    /// Held shared by every transaction, exclusively while the map grows.
+    private let growth = ReadWriteLock()
+    private let databaseLock = NSLock()
+    private var databases: [String: MDB_dbi] = [:]
+    /// The largest key LMDB stores (511 bytes in the default build).
+    let maximumKeySize: Int
+
+    /// Opens the environment of the file at `path` (with `path-lock` beside it).
+    init(path: String, mapSize: Int, maximumReaders: Int, maximumDatabases: Int) throws {
+        var env: OpaquePointer?
+        try LMDBError.check(mdb_env_create(&env), "could not create an LMDB environment")
+        guard let env else { throw PersistenceError(.backend, "LMDB returned no environment") }
+        // lmdb.h, mdb_env_open: "If this function fails, mdb_env_close() must be called to discard the MDB_env
+        // handle." The same holds for every set-up call before it, so any failure below closes the handle.
+        do {
+            try LMDBError.check(mdb_env_set_mapsize(env, mapSize), "could not set the map size")
+            try LMDBError.check(mdb_env_set_maxreaders(env, UInt32(maximumReaders)), "could not set the readers")
+            try LMDBError.check(mdb_env_set_maxdbs(env, MDB_dbi(maximumDatabases)), "could not set the databases")
+            // MDB_NOTLS: read transactions are not tied to threads (async reads hop threads, and a thread may read
+            // while it writes). MDB_NOSUBDIR: the store is one file, not a directory. Never MDB_NOMEMINIT: pages
+            // could carry stale heap memory to disk.
+            let flags = UInt32(MDB_NOTLS | MDB_NOSUBDIR)
+            try LMDBError.check(mdb_env_open(env, path, flags, 0o600), "could not open the store file")
+        } catch {
+            mdb_env_close(env)
+            throw error is LMDBError.MapFull ? PersistenceError(.storageFull, "the map is too small") : error
+        }
+        handle = env
+        self.path = path
+        maximumKeySize = Int(mdb_env_get_maxkeysize(env))
+    }
+
+    deinit { mdb_env_close(handle) }
+
+    /// Runs `body` in a read-only transaction.
+    func read<R>(_ body: (Transaction) throws -> R) throws -> R {
+        try growth.withShared {
+            let transaction = try Transaction(environment: self, readOnly: true)
+            defer { transaction.abort() }
+            return try body(transaction)
+        }
+    }
+
+    /// Runs `body` in a write transaction, committing when it returns; when the map fills up, grows it and runs
+    /// `body` again in a new transaction. The caller holds ``writer``.
+    func write<R>(_ body: (Transaction) throws -> R) throws -> R {
+        while true {
+            do {
+                return try growth.withShared {
+                    let transaction = try Transaction(environment: self, readOnly: false)
+                    do {
+                        let result = try body(transaction)
+                        if transaction.sawMapFull { throw LMDBError.MapFull() }
+                        try transaction.commit()
+                        return result
+                    } catch {
+                        transaction.abort()
+                        if transaction.sawMapFull { throw LMDBError.MapFull() }
+                        throw error
+                    }
+                }
+            } catch is LMDBError.MapFull {
+                try grow()
+            }
+        }
+    }
+
+    /// Doubles the map. Waits until no transaction of this process is open, as `mdb_env_set_mapsize` requires.
+    private func grow() throws {
+        try growth.withExclusive {
+            var info = MDB_envinfo()
+            try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
+            let (doubled, overflow) = info.me_mapsize.multipliedReportingOverflow(by: 2)
+            guard !overflow else { throw PersistenceError(.storageFull, "the map can't grow any further") }
+            try LMDBError.check(mdb_env_set_mapsize(handle, doubled), "could not grow the map")
+        }
+    }
+
+    /// Adopts a map grown by another process (`MDB_MAP_RESIZED`).
+    func adoptResizedMap() throws {
+        try growth.withExclusive {
+            try LMDBError.check(mdb_env_set_mapsize(handle, 0), "could not adopt the grown map")
+        }
+    }
+
+    /// The handle of a named database, opening (and creating) it on first use in `transaction`.
+    func database(named name: String, flags: UInt32, in transaction: Transaction) throws -> MDB_dbi {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        if let dbi = databases[name] { return dbi }
+        var dbi = MDB_dbi()
+        try LMDBError.check(
+            mdb_dbi_open(transaction.handle, name, flags | UInt32(MDB_CREATE), &dbi), "could not open '\(name)'")
+        databases[name] = dbi
+        return dbi
+    }
+
+    /// The handle of a database opened earlier.
+    func database(named name: String) throws -> MDB_dbi {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        guard let dbi = databases[name] else {
+            throw PersistenceError(.backend, "the named database '\(name)' was not opened")
+        }
+        return dbi
+    }
+
+    /// The map's current size in bytes.
+    var mapSize: Int {
+        var info = MDB_envinfo()
+        return mdb_env_info(handle, &info) == MDB_SUCCESS ? info.me_mapsize : 0
+    }
+}
+
+/// A `pthread_rwlock_t` with closures.
+///
+/// `@unchecked Sendable`: the lock is allocated once, never moved, and pthread locks are thread-safe.
+final class ReadWriteLock: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+
+    init() {
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(lock, nil)
+    }
+
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+
+    func withShared<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_rwlock_rdlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+
+    func withExclusive<R>(_ body: () throws -> R) rethrows -> R {
+        pthread_rwlock_wrlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body()
+    }
+}

@@ -1,0 +1,167 @@
+internal import CLMDB
+import Foundation
+import PersistenceCore
+
+/// Owns one `MDB_txn`: committed or aborted exactly once, aborted at the latest when released.
+///
+/// Values read through it are copied out before they are returned (lmdb.h: data returned by `mdb_get` is valid
+/// only until the next update or the end of the transaction).
+final class Transaction {
+    let handle: OpaquePointer
+    let environment: Environment
+    let isReadOnly: Bool
+    private var isOpen = true
+    /// Set when an operation hit `MDB_MAP_FULL`: the transaction is then unusable and must be run again.
+    private(set) var sawMapFull = false
+
+    init(environment: Environment, readOnly: Bool) throws {
+        var txn: OpaquePointer?
+        var code = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        if code == MDB_MAP_RESIZED {
+            // Another process grew the map: adopt its size, then begin again.
+            try environment.adoptResizedMap()
+            code = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        }
+        try LMDBError.check(code, "could not begin a transaction")
+        guard let txn else { throw PersistenceError(.backend, "LMDB returned no transaction") }
+        handle = txn
+        self.environment = environment
+        isReadOnly = readOnly
+    }
+
+    deinit { abort() }
+
+    func commit() throws {
+        guard isOpen else { return }
+        isOpen = false
+        // mdb_txn_commit frees the handle whether it succeeds or not.
+        try check(mdb_txn_commit(handle), "could not commit")
+    }
+
+    func abort() {
+        guard isOpen else { return }
+        isOpen = false
+        mdb_txn_abort(handle)
+    }
+
+    @inline(__always)
+    private func check(_ code: Int32, _ context: @autoclosure () -> String) throws {
+        if code == MDB_MAP_FULL { sawMapFull = true }
+        try LMDBError.check(code, context())
+    }
+
+    /// The value at `key`, copied out, or `nil`.
+    func get(_ dbi: MDB_dbi, _ key: Data) throws -> Data? {
+        try key.withMDBVal { keyVal in
+            var value = MDB_val()
+            let code = mdb_get(handle, dbi, &keyVal, &value)
+            if code == MDB_NOTFOUND { return nil }
+            try check(code, "could not read a value")
+            return value.copiedData
+        }
+    }
+
+    /// Stores `value` at `key`. Returns `false` instead of throwing when `flags` has `MDB_NOOVERWRITE` or
+    /// `MDB_NODUPDATA` and the key (or pair) exists.
+    @discardableResult
+    func put(_ dbi: MDB_dbi, _ key: Data, _ value: Data, flags: Int32 = 0) throws -> Bool {
+        try key.withMDBVal { keyVal in
+            try value.withMDBVal { valueVal in
+                let code = mdb_put(handle, dbi, &keyVal, &valueVal, UInt32(flags))
+                if code == MDB_KEYEXIST { return false }
+                try check(code, "could not write a value")
+                return true
+            }
+        }
+    }
+
+    /// Deletes `key` (or, in a sorted-duplicates database, the pair `key`/`value`); returns whether it existed.
+    @discardableResult
+    func delete(_ dbi: MDB_dbi, _ key: Data, value: Data? = nil) throws -> Bool {
+        try key.withMDBVal { keyVal in
+            let code: Int32
+            if let value {
+                code = try value.withMDBVal { valueVal in mdb_del(handle, dbi, &keyVal, &valueVal) }
+            } else {
+                code = mdb_del(handle, dbi, &keyVal, nil)
+            }
+            if code == MDB_NOTFOUND { return false }
+            try check(code, "could not delete a value")
+            return true
+        }
+    }
+
+    /// Calls `body` with each key and value of `dbi` in key order (both copied); `body` returns `false` to stop.
+    func forEach(_ dbi: MDB_dbi, _ body: (Data, Data) throws -> Bool) throws {
+        try withCursor(dbi) { cursor in
+            var key = MDB_val()
+            var value = MDB_val()
+            var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+            while code == MDB_SUCCESS {
+                guard try body(key.copiedData, value.copiedData) else { return }
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+            if code != MDB_NOTFOUND { try check(code, "could not iterate") }
+        }
+    }
+
+    /// The values stored under `key` in a sorted-duplicates (`MDB_DUPSORT`) database. Only for those: elsewhere
+    /// `MDB_NEXT_DUP` moves on to the next key.
+    func duplicates(_ dbi: MDB_dbi, _ key: Data) throws -> [Data] {
+        try withCursor(dbi) { cursor in
+            try key.withMDBVal { keyVal in
+                var value = MDB_val()
+                var code = mdb_cursor_get(cursor, &keyVal, &value, MDB_SET_KEY)
+                var found: [Data] = []
+                while code == MDB_SUCCESS {
+                    found.append(value.copiedData)
+                    code = mdb_cursor_get(cursor, &keyVal, &value, MDB_NEXT_DUP)
+                }
+                if code != MDB_NOTFOUND { try check(code, "could not read duplicates") }
+                return found
+            }
+        }
+    }
+
+    /// Removes every key of `dbi`, keeping the database.
+    func empty(_ dbi: MDB_dbi) throws {
+        try check(mdb_drop(handle, dbi, 0), "could not empty a database")
+    }
+
+    /// The number of keys in `dbi`.
+    func count(_ dbi: MDB_dbi) throws -> Int {
+        var stat = MDB_stat()
+        try check(mdb_stat(handle, dbi, &stat), "could not count")
+        return stat.ms_entries
+    }
+
+    /// A cursor that lives exactly as long as `body`: closed before the transaction can end, as read-only
+    /// transactions require.
+    private func withCursor<R>(_ dbi: MDB_dbi, _ body: (OpaquePointer) throws -> R) throws -> R {
+        var cursor: OpaquePointer?
+        try check(mdb_cursor_open(handle, dbi, &cursor), "could not open a cursor")
+        guard let cursor else { throw PersistenceError(.backend, "LMDB returned no cursor") }
+        defer { mdb_cursor_close(cursor) }
+        return try body(cursor)
+    }
+}
+
+extension MDB_val {
+    /// The bytes, copied into memory Swift owns.
+    @inline(__always)
+    var copiedData: Data {
+        guard let data = mv_data, mv_size > 0 else { return Data() }
+        return Data(bytes: data, count: mv_size)
+    }
+}
+
+extension Data {
+    /// Runs `body` with an `MDB_val` pointing at these bytes (valid only inside `body`).
+    @inline(__always)
+    func withMDBVal<R>(_ body: (inout MDB_val) throws -> R) throws -> R {
+        try withUnsafeBytes { bytes in
+            var value = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+            return try body(&value)
+        }
+    }
+}

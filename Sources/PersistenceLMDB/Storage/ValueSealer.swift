@@ -1,0 +1,32 @@
+import Crypto
+import Foundation
+import PersistenceCore
+
+/// Turns record values into stored bytes and index keys — sealed and keyed when the store is encrypted.
+///
+/// Encrypted: a record is AES-GCM-sealed with authenticated data `entity name · 0x00 · record key`, so a value
+/// copied to another key or entity fails to open; an index key is an HMAC-SHA256 of the indexed values under a key
+/// derived from the passphrase, so it reveals nothing but equality. Unencrypted: records are stored as encoded, and
+/// index keys are SHA-256 digests (fixed size, whatever the value's length).
+struct ValueSealer: Sendable {
+    let keys: StoreKeys?
+
+    var isEncrypted: Bool { keys != nil }
+
+    func seal(_ values: [Value], entity: EntityStore, key: Data, nonces: inout NonceSequence) throws -> Data {
+        let encoded = RecordCodec.encode(values)
+        guard let keys else { return encoded }
+        return try keys.seal(encoded, authenticating: entity.authenticatedData(for: key), nonce: nonces.next())
+    }
+
+    func open(_ stored: Data, entity: EntityStore, key: Data) throws -> [Value] {
+        guard let keys else { return try RecordCodec.decode(stored) }
+        return try RecordCodec.decode(keys.open(stored, authenticating: entity.authenticatedData(for: key)))
+    }
+
+    func indexKey(_ values: [Value]) -> Data {
+        let encoded = RecordCodec.encode(values)
+        guard let keys else { return Data(SHA256.hash(data: encoded)) }
+        return keys.indexHash(encoded)
+    }
+}

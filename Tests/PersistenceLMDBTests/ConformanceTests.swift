@@ -1,0 +1,36 @@
+import Foundation
+import PersistenceLMDB
+import PersistenceTesting
+import Testing
+
+/// Cheap key derivation for tests: the suite opens hundreds of stores. Real stores use `.owasp`.
+let testKeyDerivation = KeyDerivation.scrypt(logN: 10, blockSize: 8, parallelism: 1)
+
+/// Opens encrypted LMDB databases for the conformance suite.
+struct EncryptedLMDBConformance: ConformanceBackend {
+    func open(entities: [any Entity.Type], in directory: URL) throws -> LMDBDatabase {
+        var builder = LMDBBuilder(databaseName: "Conformance", passphrase: "correct horse", entities: entities)
+        builder.directory = directory
+        builder.keyDerivation = testKeyDerivation
+        return try builder.create()
+    }
+}
+
+/// Opens unencrypted LMDB databases for the conformance suite.
+struct PlainLMDBConformance: ConformanceBackend {
+    func open(entities: [any Entity.Type], in directory: URL) throws -> LMDBDatabase {
+        var builder = LMDBBuilder.unencrypted(databaseName: "Conformance", model: Model(entities: entities))
+        builder.directory = directory
+        return try builder.create()
+    }
+}
+
+@Test(arguments: ConformanceSuite.checks)
+func encryptedConformance(_ check: ConformanceCheck) async throws {
+    try await check.run(on: EncryptedLMDBConformance())
+}
+
+@Test(arguments: ConformanceSuite.checks)
+func plainConformance(_ check: ConformanceCheck) async throws {
+    try await check.run(on: PlainLMDBConformance())
+}

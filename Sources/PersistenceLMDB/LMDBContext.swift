@@ -125,6 +125,20 @@ public final class LMDBContext: DatabaseContext {
         return doomed.count
     }
 
+    // MARK: - Stored bytes (for tamper tests)
+
+    /// The bytes stored for a record, as on disk (sealed when the store is encrypted).
+    func storedBytes<E: Entity>(of type: E.Type, id: E.ID) throws -> Data? {
+        let store = try stores.store(for: E.self)
+        return try transaction.get(store.dbi, recordKey(id.storedValue, store))
+    }
+
+    /// Overwrites the bytes stored for a record, bypassing sealing and indexes — to simulate tampering.
+    func overwriteStoredBytes<E: Entity>(of type: E.Type, id: E.ID, with bytes: Data) throws {
+        let store = try stores.store(for: E.self)
+        try transaction.put(store.dbi, recordKey(id.storedValue, store), bytes)
+    }
+
     // MARK: - Records and indexes
 
     /// The key bytes of a primary-key value, checked against LMDB's key size limit.

@@ -185,8 +185,13 @@ private struct StoreOpening {
             guard record.algorithm == KeyDerivationRecord.scryptAlgorithm else {
                 throw PersistenceError(.unsupportedFormatVersion, "the store uses an unknown key derivation")
             }
-            try record.parameters.validate()
-            let keys = try StoreKeys.derive(passphrase: passphrase, salt: record.salt, parameters: record.parameters)
+            let keys: StoreKeys
+            do {
+                keys = try StoreKeys.derive(passphrase: passphrase, salt: record.salt, parameters: record.parameters)
+            } catch let error as PersistenceError where error.code == .invalidConfiguration {
+                // The passphrase is not empty, so bad parameters or salt come from the file, not from the caller.
+                throw PersistenceError(.corrupt, "the store's key derivation record is damaged: \(error.message)")
+            }
             guard keys.verifies(keyCheck: record.keyCheck) else {
                 throw PersistenceError(.wrongPassphrase, "the passphrase does not open this store")
             }

@@ -65,7 +65,9 @@ public final class LMDBContext: DatabaseContext {
         try use(writing: false)
         let store = try stores.store(for: E.self)
         let resolved = try query.resolve(in: store.layout)
-        return try resolved.apply(to: matching(resolved.condition, store).map(\.values)).map {
+        // Records come in key order, and keys are encoded so that key order is primary-key order.
+        let records = try matching(resolved.condition, store).map(\.values)
+        return try resolved.apply(to: records, inPrimaryKeyOrder: true).map {
             try RecordDecoder.decode(E.self, layout: store.layout, values: $0)
         }
     }

@@ -69,10 +69,15 @@ extension ResolvedQuery {
         return false
     }
 
+    /// Whether the order is the default one: by primary key, ascending.
+    package var isPrimaryKeyOrder: Bool { sort.count == 1 && sort[0].ascending }
+
     /// Applies condition, order and window to records in memory — for backends that scan.
-    package func apply(to records: [[Value]]) -> [[Value]] {
+    /// - Parameter inPrimaryKeyOrder: The records are already sorted by primary key, so the default order needs
+    ///   no sort.
+    package func apply(to records: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
         var matching = condition.map { condition in records.filter { condition.matches($0) } } ?? records
-        matching.sort(by: areInIncreasingOrder)
+        if !(inPrimaryKeyOrder && isPrimaryKeyOrder) { matching.sort(by: areInIncreasingOrder) }
         let start = min(offset, matching.count)
         let end = limit.map { start + min($0, matching.count - start) } ?? matching.count
         return Array(matching[start..<end])

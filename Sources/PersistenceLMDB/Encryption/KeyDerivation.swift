@@ -35,7 +35,7 @@ public struct KeyDerivation: Sendable, Hashable, Codable {
     ///
     /// - Parameters:
     ///   - logN: The base-2 logarithm of the cost `N`, from 10 to 22.
-    ///   - blockSize: The block size `r`, from 1 to 32.
+    ///   - blockSize: The block size `r`, from 1 to 16.
     ///   - parallelism: The parallelization `p`, from 1 to 16.
     /// - Returns: The key derivation description.
     public static func scrypt(logN: UInt8, blockSize: Int, parallelism: Int) -> KeyDerivation {
@@ -59,8 +59,9 @@ public struct KeyDerivation: Sendable, Hashable, Codable {
                 "scrypt logN must be from 10 to 22 (N = 1024 to 4194304), not \(logN)"
             )
         }
-        guard (1...32).contains(blockSize) else {
-            throw PersistenceError(.invalidConfiguration, "scrypt block size must be from 1 to 32, not \(blockSize)")
+        // Above 16, swift-crypto's memory allowance for BoringSSL's scrypt is too small with parallelism 1.
+        guard (1...16).contains(blockSize) else {
+            throw PersistenceError(.invalidConfiguration, "scrypt block size must be from 1 to 16, not \(blockSize)")
         }
         guard (1...16).contains(parallelism) else {
             throw PersistenceError(.invalidConfiguration, "scrypt parallelism must be from 1 to 16, not \(parallelism)")

@@ -1,11 +1,11 @@
 # Persistence — developer entry points. `make test` is what CI runs on a fresh clone.
 #
-#   make demo             run the guided demo (installs missing system packages first)
-#   make test             deps, lint, build, tests, consumer check
+#   make demo             run the guided demo on SQLite, then on encrypted LMDB (installs missing system packages)
+#   make test             deps, lint, build, tests, consumer checks
 #   make deps             install libsqlite3-dev, liblmdb-dev, pkg-config when missing
 #   make build            build every target
 #   make lint             swift format lint --strict
-#   make consumer-check   build a package that depends on PersistenceSQLite only, and check what it links
+#   make consumer-check   build the packages that depend on one backend product only, and check what they link
 #   make clean            remove build products
 
 SHELL := /bin/bash
@@ -16,10 +16,9 @@ SHELL := /bin/bash
 
 SWIFT ?= swift
 LINT_PATHS := Sources Tests Package.swift
-CONSUMER_DIR := Tests/Consumers/SQLiteOnly
-# Inside the consumer package; `.build-*` is git-ignored.
-CONSUMER_SCRATCH := $(CURDIR)/$(CONSUMER_DIR)/.build-consumer
-CONSUMER_PRODUCT := SQLiteOnlyConsumer
+# Packages that each depend on one backend product, as an app does; each builds into `.build-consumer` inside it
+# (`.build-*` is git-ignored).
+CONSUMER_DIRS := Tests/Consumers/SQLiteOnly Tests/Consumers/LMDBOnly
 
 UNAME_S := $(shell uname -s)
 
@@ -31,15 +30,15 @@ export PKG_CONFIG_PATH := $(BREW_SQLITE)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$
 endif
 endif
 
-.PHONY: help deps build lint test demo consumer-check clean
+.PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb clean
 
 help:
-	@echo "make demo            run the guided demo (installs missing system packages first)"
-	@echo "make test            deps, lint, build, run the tests, consumer check (what CI runs)"
+	@echo "make demo            run the guided demo on SQLite, then on encrypted LMDB (installs missing system packages)"
+	@echo "make test            deps, lint, build, run the tests, consumer checks (what CI runs)"
 	@echo "make deps            install libsqlite3-dev, liblmdb-dev and pkg-config when missing"
 	@echo "make build           build every target"
 	@echo "make lint            swift format lint --strict"
-	@echo "make consumer-check  check that a PersistenceSQLite-only app links no LMDB or crypto library"
+	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
 	@echo "make clean           remove build products"
 
 deps:
@@ -87,24 +86,46 @@ test: deps lint
 	$(SWIFT) test --skip-build --disable-xctest
 	@$(MAKE) --no-print-directory consumer-check
 
+# The same flow twice: only the builder (and one backend-specific step) differs.
 demo: deps
-	@echo "==> demo"
-	$(SWIFT) run persistence demo
+	@echo "==> demo: SQLite"
+	$(SWIFT) run persistence demo --backend sqlite
+	@echo ""
+	@echo "==> demo: LMDB (encrypted)"
+	$(SWIFT) run persistence demo --backend lmdb
 
-consumer-check: deps
-	@echo "==> consumer-check: build $(CONSUMER_DIR) (depends on the PersistenceSQLite product only)"
-	$(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CONSUMER_SCRATCH) --product $(CONSUMER_PRODUCT)
-	@bin="$$($(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CONSUMER_SCRATCH) --show-bin-path)/$(CONSUMER_PRODUCT)"; \
-	echo "==> consumer-check: run $$bin"; \
+consumer-check: consumer-check-sqlite consumer-check-lmdb
+
+# One recipe for both consumers: build the package's product, run it (it prints OK or exits non-zero), then fail
+# if its binary links a library matching FORBIDDEN. swift-crypto builds BoringSSL into the binary statically, so
+# the LMDB consumer shows no crypto library either; what it must not show is SQLite.
+consumer-check-sqlite: CONSUMER_DIR := Tests/Consumers/SQLiteOnly
+consumer-check-sqlite: CONSUMER_PRODUCT := SQLiteOnlyConsumer
+consumer-check-sqlite: BACKEND_PRODUCT := PersistenceSQLite
+consumer-check-sqlite: FORBIDDEN := lmdb|crypto
+consumer-check-sqlite: FORBIDDEN_NAMES := LMDB or crypto
+consumer-check-lmdb: CONSUMER_DIR := Tests/Consumers/LMDBOnly
+consumer-check-lmdb: CONSUMER_PRODUCT := LMDBOnlyConsumer
+consumer-check-lmdb: BACKEND_PRODUCT := PersistenceLMDB
+consumer-check-lmdb: FORBIDDEN := sqlite
+consumer-check-lmdb: FORBIDDEN_NAMES := SQLite
+
+consumer-check-sqlite consumer-check-lmdb: deps
+	@echo "==> $@: build $(CONSUMER_DIR) (depends on the $(BACKEND_PRODUCT) product only)"
+	$(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CURDIR)/$(CONSUMER_DIR)/.build-consumer \
+		--product $(CONSUMER_PRODUCT)
+	@bin="$$($(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CURDIR)/$(CONSUMER_DIR)/.build-consumer \
+		--show-bin-path)/$(CONSUMER_PRODUCT)"; \
+	echo "==> $@: run $$bin"; \
 	"$$bin"; \
 	if [ "$(UNAME_S)" = Darwin ]; then libs="$$(otool -L "$$bin")"; else libs="$$(ldd "$$bin")"; fi; \
-	if printf '%s\n' "$$libs" | grep -i -E 'lmdb|crypto'; then \
-		echo "error: a PersistenceSQLite-only binary links the libraries above (LMDB or crypto)" >&2; \
+	if printf '%s\n' "$$libs" | grep -i -E '$(FORBIDDEN)'; then \
+		echo "error: a $(BACKEND_PRODUCT)-only binary links the libraries above ($(FORBIDDEN_NAMES))" >&2; \
 		exit 1; \
 	fi; \
-	echo "==> consumer-check: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none LMDB or crypto)"
+	echo "==> $@: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none $(FORBIDDEN_NAMES))"
 
 clean:
 	@echo "==> clean"
 	$(SWIFT) package clean
-	rm -rf $(CONSUMER_SCRATCH)
+	rm -rf $(addsuffix /.build-consumer,$(CONSUMER_DIRS))

@@ -61,6 +61,7 @@ let package = Package(
             name: "persistence",
             dependencies: [
                 "PersistenceCore",
+                "PersistenceLMDB",
                 "PersistenceSQLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

@@ -4,7 +4,7 @@ public import Foundation
 @_exported public import PersistenceCore
 
 /// Builds an ``LMDBDatabase``: validates the configuration, then opens or creates the store and checks the
-/// passphrase before anything is read or written.
+/// passphrase before any record is read or written (a refused passphrase leaves the file unchanged).
 ///
 /// ```swift
 /// let db = try LMDBBuilder(databaseName: "App", passphrase: secret, model: AppModel.current).create()
@@ -23,7 +23,8 @@ public import Foundation
 public struct LMDBBuilder: DatabaseBuilder {
     /// The database name: the file-name stem. Not empty, no path separators, no `..`.
     public var databaseName: String
-    /// The passphrase values are sealed with; `nil` only for a store made with ``unencrypted(databaseName:model:)``.
+    /// The passphrase values are sealed with; `nil` only for a store made with
+    /// ``unencrypted(databaseName:model:schemaVersion:)``.
     public var passphrase: String?
     /// The entity types and model version.
     public var model: Model
@@ -41,7 +42,10 @@ public struct LMDBBuilder: DatabaseBuilder {
 
     /// Creates a builder for an encrypted store.
     /// - Parameters:
+    ///   - databaseName: The file-name stem.
     ///   - passphrase: Any non-empty Unicode text.
+    ///   - model: The entity types and model version.
+    ///   - schemaVersion: The application's schema version, stored with the data.
     public init(databaseName: String, passphrase: String, model: Model, schemaVersion: UInt64 = 0) {
         self.databaseName = databaseName
         self.passphrase = passphrase
@@ -67,8 +71,8 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// Validates the configuration, then opens (creating when needed) the database.
     ///
     /// - Throws: `PersistenceError` — `invalidName`, `invalidConfiguration` (an empty passphrase, options out of
-    ///   range), `directoryNotFound`, `permissionDenied`, `invalidSchema`, `wrongPassphrase` (checked before
-    ///   anything is read or written), `migrationRequired`, `unsupportedFormatVersion`, `corrupt`.
+    ///   range), `directoryNotFound`, `permissionDenied`, `invalidSchema`, `wrongPassphrase` (checked before any
+    ///   record is read or written), `migrationRequired`, `unsupportedFormatVersion`, `corrupt`.
     public func create() throws -> LMDBDatabase {
         if let passphrase, passphrase.isEmpty {
             throw PersistenceError(.invalidConfiguration, "the passphrase is empty")

@@ -41,6 +41,9 @@ final class Environment: @unchecked Sendable {
             mdb_env_close(env)
             throw error is LMDBError.MapFull ? PersistenceError(.storageFull, "the map is too small") : error
         }
+        // Free reader slots left by processes that died mid-read, so they can't pin old pages or fill the table.
+        var stale: Int32 = 0
+        _ = mdb_reader_check(env, &stale)
         handle = env
         self.path = path
         maximumKeySize = Int(mdb_env_get_maxkeysize(env))

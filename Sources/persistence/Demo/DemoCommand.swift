@@ -8,9 +8,14 @@ struct Demo: AsyncParsableCommand {
         discussion: """
             Creates a store in a fresh temporary directory (removed afterwards) or in --directory (kept), then \
             inserts, queries, updates, upserts, deletes and counts records, shows a rollback, the async API and \
-            the backend's native access. Exits non-zero if any step does not give the expected result.
+            what is the backend's own: raw SQL on SQLite; on LMDB, encryption at rest and a refused wrong \
+            passphrase. The flow is the same code on every backend. Exits non-zero if any step does not give the \
+            expected result.
             """
     )
+
+    @Option(name: .long, help: "The storage backend; lmdb encrypts every value with a passphrase.")
+    var backend: DemoBackend = .sqlite
 
     @Option(name: .long, help: "Keep the store in this directory (created when missing) instead of a temporary one.")
     var directory: String?
@@ -21,12 +26,7 @@ struct Demo: AsyncParsableCommand {
         defer {
             if isTemporary { try? FileManager.default.removeItem(at: location) }
         }
-        let db = try DemoBackend.makeDatabase(in: location)
-        console.note("Persistence demo on \(DemoBackend.name)")
-        console.note("store: \(DemoBackend.location(of: db))")
-
-        try await ShopFlow(db: db, console: console, now: Date()).run()
-        try DemoBackend.showNativeAccess(db, console: console)
+        try await backend.run(in: location, console: console)
 
         console.note("")
         console.note(
@@ -49,3 +49,6 @@ struct Demo: AsyncParsableCommand {
         return (url, isTemporary)
     }
 }
+
+/// `--backend sqlite|lmdb`, parsed from the raw values.
+extension DemoBackend: ExpressibleByArgument {}

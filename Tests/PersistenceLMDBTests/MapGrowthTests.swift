@@ -45,4 +45,26 @@ struct MapGrowthTests {
             #expect(try db.recover(Secret.self, id: 4_999)?.note == "4999\(note)")
         }
     }
+
+    @Test func refusesToGrowUnderAReadOfTheSameThreadInsteadOfHanging() throws {
+        try withTemporaryDirectory { directory in
+            var builder = LMDBBuilder.unencrypted(databaseName: "Nested", model: Model(entities: [Small.self]))
+            builder.directory = directory
+            builder.initialMapSize = 1 << 20
+            let db = try builder.create()
+            try db.read { _ in
+                try db.write { try $0.create(Small(id: 1, value: 1)) }
+                expectCode(.storageFull) {
+                    try db.write { context in
+                        for id in 2..<200_000 { try context.create(Small(id: Int64(id), value: 0)) }
+                    }
+                }
+            }
+            #expect(try db.count(Small.self) == 1, "the small write committed; the refused one left nothing")
+            try db.write { context in
+                for id in 2..<200_000 { try context.create(Small(id: Int64(id), value: 0)) }
+            }
+            #expect(try db.count(Small.self) == 199_999, "outside the read, the map grows")
+        }
+    }
 }

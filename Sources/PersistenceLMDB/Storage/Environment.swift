@@ -20,6 +20,8 @@ final class Environment: @unchecked Sendable {
     private var databases: [String: MDB_dbi] = [:]
     /// The largest key LMDB stores (511 bytes in the default build).
     let maximumKeySize: Int
+    /// How many read transactions of this environment the calling thread has open.
+    private let readDepth = ThreadCounter()
 
     /// Opens the environment of the file at `path` (with `path-lock` beside it).
     init(path: String, mapSize: Int, maximumReaders: Int, maximumDatabases: Int) throws {
@@ -53,10 +55,18 @@ final class Environment: @unchecked Sendable {
 
     /// Runs `body` in a read-only transaction.
     func read<R>(_ body: (Transaction) throws -> R) throws -> R {
-        try growth.withShared {
-            let transaction = try Transaction(environment: self, readOnly: true)
-            defer { transaction.abort() }
-            return try body(transaction)
+        while true {
+            do {
+                return try growth.withShared {
+                    let transaction = try Transaction(environment: self, readOnly: true)
+                    defer { transaction.abort() }
+                    readDepth.increment()
+                    defer { readDepth.decrement() }
+                    return try body(transaction)
+                }
+            } catch is LMDBError.MapResized {
+                try adoptResizedMap()
+            }
         }
     }
 
@@ -80,12 +90,22 @@ final class Environment: @unchecked Sendable {
                 }
             } catch is LMDBError.MapFull {
                 try grow()
+            } catch is LMDBError.MapResized {
+                try adoptResizedMap()
             }
         }
     }
 
     /// Doubles the map. Waits until no transaction of this process is open, as `mdb_env_set_mapsize` requires.
     private func grow() throws {
+        // A read open on this thread (a write started inside a read block) would keep the growth lock shared
+        // forever: refuse instead of waiting for ourselves.
+        guard readDepth.value == 0 else {
+            throw PersistenceError(
+                .storageFull,
+                "the map is full and can't grow while this thread has a read transaction open; "
+                    + "start the write outside the read block")
+        }
         try growth.withExclusive {
             var info = MDB_envinfo()
             try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
@@ -96,7 +116,10 @@ final class Environment: @unchecked Sendable {
     }
 
     /// Adopts a map grown by another process (`MDB_MAP_RESIZED`).
-    func adoptResizedMap() throws {
+    private func adoptResizedMap() throws {
+        guard readDepth.value == 0 else {
+            throw PersistenceError(.busy, "another process grew the map while this thread has a read open")
+        }
         try growth.withExclusive {
             try LMDBError.check(mdb_env_set_mapsize(handle, 0), "could not adopt the grown map")
         }
@@ -129,6 +152,23 @@ final class Environment: @unchecked Sendable {
         var info = MDB_envinfo()
         return mdb_env_info(handle, &info) == MDB_SUCCESS ? info.me_mapsize : 0
     }
+}
+
+/// A per-thread counter (`pthread_key_t`): cheap enough to bump on every read transaction.
+///
+/// `@unchecked Sendable`: each thread reads and writes only its own slot.
+final class ThreadCounter: @unchecked Sendable {
+    private var key = pthread_key_t()
+
+    init() { pthread_key_create(&key, nil) }
+
+    deinit { pthread_key_delete(key) }
+
+    var value: Int { Int(bitPattern: pthread_getspecific(key)) }
+
+    func increment() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: value + 1)) }
+
+    func decrement() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: value - 1)) }
 }
 
 /// A `pthread_rwlock_t` with closures.

@@ -6,6 +6,9 @@ import PersistenceCore
 enum LMDBError {
     /// Thrown inside a write when the map is full; the database grows the map and runs the write again.
     struct MapFull: Error {}
+    /// Thrown when beginning a transaction finds the map grown by another process; the environment adopts the new
+    /// size (which needs the growth lock exclusively) and begins again.
+    struct MapResized: Error {}
 
     static func make(_ code: Int32, _ context: String) -> PersistenceError {
         let message = mdb_strerror(code).map { String(cString: $0) } ?? "LMDB error \(code)"

@@ -16,12 +16,10 @@ final class Transaction {
 
     init(environment: Environment, readOnly: Bool) throws {
         var txn: OpaquePointer?
-        var code = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
-        if code == MDB_MAP_RESIZED {
-            // Another process grew the map: adopt its size, then begin again.
-            try environment.adoptResizedMap()
-            code = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
-        }
+        let code = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        // Another process grew the map. Adopting its size needs the growth lock exclusively, which the caller holds
+        // shared: let the environment adopt it outside, then begin again.
+        if code == MDB_MAP_RESIZED { throw LMDBError.MapResized() }
         try LMDBError.check(code, "could not begin a transaction")
         guard let txn else { throw PersistenceError(.backend, "LMDB returned no transaction") }
         handle = txn

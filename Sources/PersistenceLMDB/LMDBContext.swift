@@ -1,4 +1,5 @@
 internal import CLMDB
+import Crypto
 import Foundation
 public import PersistenceCore
 
@@ -168,16 +169,17 @@ public final class LMDBContext: DatabaseContext {
     }
 
     private func seal(_ values: [Value], key: Data, _ store: EntityStore) throws -> Data {
-        if nonces == nil, sealer.isEncrypted {
-            nonces = NonceSequence(
-                startingAt: try StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0)
-        }
-        guard var sequence = nonces else {
-            var unused = NonceSequence(startingAt: 0)
-            return try sealer.seal(values, entity: store, key: key, nonces: &unused)
-        }
+        try sealer.seal(values, entity: store, key: key) { try nextNonce() }
+    }
+
+    /// The next nonce of this write, continuing from the counter the meta database holds.
+    private func nextNonce() throws -> AES.GCM.Nonce {
+        var sequence =
+            try nonces
+            ?? NonceSequence(
+                startingAt: StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0)
         defer { nonces = sequence }
-        return try sealer.seal(values, entity: store, key: key, nonces: &sequence)
+        return try sequence.next()
     }
 
     /// The index key of a record in `index`, or `nil` when an indexed value is `nil` (such records aren't

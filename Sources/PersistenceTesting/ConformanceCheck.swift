@@ -25,9 +25,7 @@ public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
 
     /// Runs the check against `backend` in a fresh temporary directory, removed afterwards.
     public func run(on backend: some ConformanceBackend) async throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("persistence-conformance-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await body(backend, directory)
     }
@@ -62,21 +60,4 @@ func withDatabase<R>(
         try backend.open(entities: entities, in: directory)
     }
     return try await body(open(backend))
-}
-
-/// Expects `body` to throw a ``PersistenceError`` with `code`.
-func expectError<R>(
-    _ code: PersistenceError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () throws -> R
-) {
-    do {
-        _ = try body()
-        Issue.record(
-            "expected a PersistenceError .\(code), nothing was thrown. \(comment?.rawValue ?? "")",
-            sourceLocation: sourceLocation)
-    } catch let error as PersistenceError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    } catch {
-        Issue.record("expected a PersistenceError .\(code), got \(error)", sourceLocation: sourceLocation)
-    }
 }

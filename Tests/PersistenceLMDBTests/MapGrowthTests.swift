@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceLMDB
+import PersistenceTesting
 import Testing
 
 struct MapGrowthTests {
@@ -54,7 +55,7 @@ struct MapGrowthTests {
             let db = try builder.create()
             try db.read { _ in
                 try db.write { try $0.create(Small(id: 1, value: 1)) }
-                expectCode(.storageFull) {
+                expectError(.storageFull) {
                     try db.write { context in
                         for id in 2..<200_000 { try context.create(Small(id: Int64(id), value: 0)) }
                     }

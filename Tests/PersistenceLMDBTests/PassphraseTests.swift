@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceLMDB
+import PersistenceTesting
 import Testing
 
 struct PassphraseTests {
@@ -10,8 +11,8 @@ struct PassphraseTests {
                 try db.create(Secret(id: 1, note: "n", tag: "t"))
             }
             let before = try Data(contentsOf: dataFile(directory))
-            expectCode(.wrongPassphrase) { try secrets(directory, passphrase: "wrong").create() }
-            expectCode(.wrongPassphrase) { try secrets(directory, passphrase: "correct horse battery stapl").create() }
+            expectError(.wrongPassphrase) { try secrets(directory, passphrase: "wrong").create() }
+            expectError(.wrongPassphrase) { try secrets(directory, passphrase: "correct horse battery stapl").create() }
             let after = try Data(contentsOf: dataFile(directory))
             #expect(before == after, "a refused passphrase changes nothing on disk")
             let reopened = try secrets(directory).create()
@@ -23,7 +24,7 @@ struct PassphraseTests {
         try withTemporaryDirectory { directory in
             let open = try secrets(directory).create()
             try open.create(Secret(id: 1, note: "n", tag: "t"))
-            expectCode(.wrongPassphrase) { try secrets(directory, passphrase: "guess").create() }
+            expectError(.wrongPassphrase) { try secrets(directory, passphrase: "guess").create() }
             let second = try secrets(directory).create()
             #expect(try second.recover(Secret.self, id: 1)?.note == "n", "two databases share one environment")
             try second.create(Secret(id: 2, note: "m", tag: "t"))
@@ -33,19 +34,19 @@ struct PassphraseTests {
 
     @Test func refusesEmptyAndMissingPassphrases() throws {
         try withTemporaryDirectory { directory in
-            expectCode(.invalidConfiguration) { try secrets(directory, passphrase: "").create() }
+            expectError(.invalidConfiguration) { try secrets(directory, passphrase: "").create() }
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
             _ = try secrets(directory).create()
             var plain = LMDBBuilder.unencrypted(databaseName: "Secrets", model: Model(entities: [Secret.self]))
             plain.directory = directory
-            expectCode(.wrongPassphrase) { try plain.create() }
+            expectError(.wrongPassphrase) { try plain.create() }
         }
         try withTemporaryDirectory { directory in
             var plain = LMDBBuilder.unencrypted(databaseName: "Secrets", model: Model(entities: [Secret.self]))
             plain.directory = directory
             let db = try plain.create()
             #expect(!db.isEncrypted)
-            expectCode(.invalidConfiguration) { try secrets(directory).create() }
+            expectError(.invalidConfiguration) { try secrets(directory).create() }
         }
     }
 
@@ -61,7 +62,7 @@ struct PassphraseTests {
             }
             let db = try secrets(directory, passphrase: decomposed).create()
             #expect(try db.recover(Secret.self, id: 1)?.note == "unicode")
-            expectCode(.wrongPassphrase) { try secrets(directory, passphrase: "Ĺaŧé café 🔐 пароль ").create() }
+            expectError(.wrongPassphrase) { try secrets(directory, passphrase: "Ĺaŧé café 🔐 пароль ").create() }
         }
     }
 
@@ -72,8 +73,8 @@ struct PassphraseTests {
             builder.keyDerivation = testKeyDerivation
             let db = try builder.create()
             try db.create(LongKey(id: String(repeating: "k", count: 510)))
-            expectCode(.keyTooLarge) { try db.create(LongKey(id: String(repeating: "k", count: 511))) }
-            expectCode(.keyTooLarge) { try db.recover(LongKey.self, id: String(repeating: "é", count: 300)) }
+            expectError(.keyTooLarge) { try db.create(LongKey(id: String(repeating: "k", count: 511))) }
+            expectError(.keyTooLarge) { try db.recover(LongKey.self, id: String(repeating: "é", count: 300)) }
             #expect(try db.count(LongKey.self) == 1)
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 
 @testable import PersistenceLMDB
@@ -23,7 +24,7 @@ struct StoreSchemaTests {
                     }
                 }
             }
-            expectCode(.unsupportedFormatVersion) { try secrets(directory).create() }
+            expectError(.unsupportedFormatVersion) { try secrets(directory).create() }
         }
     }
 
@@ -55,11 +56,11 @@ struct StoreSchemaTests {
             _ = try newer.create()
             var older = secrets(directory)
             older.schemaVersion = 2
-            expectCode(.invalidConfiguration) { try older.create() }
+            expectError(.invalidConfiguration) { try older.create() }
             var newest = secrets(directory)
             newest.schemaVersion = 4
             _ = try newest.create()
-            expectCode(.invalidConfiguration) { try newer.create() }
+            expectError(.invalidConfiguration) { try newer.create() }
         }
     }
 }

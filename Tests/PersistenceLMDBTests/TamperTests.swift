@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceTesting
 import Testing
 
 @testable import PersistenceLMDB
@@ -52,12 +53,12 @@ struct TamperTests {
                 let db = try secrets(directory).create()
                 for record in records {
                     if flipped.contains(record.id) {
-                        expectCode(.authenticationFailed) { try db.recover(Secret.self, id: record.id) }
+                        expectError(.authenticationFailed) { try db.recover(Secret.self, id: record.id) }
                     } else {
                         #expect(try db.recover(Secret.self, id: record.id) == record)
                     }
                 }
-                expectCode(.authenticationFailed) { let _: [Secret] = try db.recover() }
+                expectError(.authenticationFailed) { let _: [Secret] = try db.recover() }
             }
         }
     }
@@ -70,7 +71,7 @@ struct TamperTests {
                 let first = try #require(try context.storedBytes(of: Secret.self, id: 1))
                 try context.overwriteStoredBytes(of: Secret.self, id: 2, with: first)
             }
-            expectCode(.authenticationFailed) { try db.recover(Secret.self, id: 2) }
+            expectError(.authenticationFailed) { try db.recover(Secret.self, id: 2) }
             #expect(try db.recover(Secret.self, id: 1)?.note == "one")
         }
     }
@@ -78,7 +79,7 @@ struct TamperTests {
     @Test func refusesAForeignFile() throws {
         try withTemporaryDirectory { directory in
             try Data((0..<65536).map { UInt8(truncatingIfNeeded: $0 &* 13) }).write(to: dataFile(directory))
-            expectCode(.corrupt) { try secrets(directory).create() }
+            expectError(.corrupt) { try secrets(directory).create() }
         }
     }
 }

@@ -1,29 +1,7 @@
 import Foundation
 import PersistenceLMDB
+import PersistenceTesting
 import Testing
-
-/// A fresh temporary directory, removed when the body ends.
-func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("persistence-lmdb-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try body(directory)
-}
-
-/// Expects `body` to throw a `PersistenceError` with `code`.
-func expectCode<R>(
-    _ code: PersistenceError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
-) {
-    do {
-        _ = try body()
-        Issue.record("expected .\(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as PersistenceError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    } catch {
-        Issue.record("expected .\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-}
 
 struct Secret: Entity, Equatable {
     var id: Int64

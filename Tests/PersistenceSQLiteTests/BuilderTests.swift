@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceTesting
 import Testing
 
 @testable import PersistenceSQLite
@@ -10,7 +11,7 @@ struct BuilderTests {
     ])
     func refusesBadNames(_ name: String) throws {
         try withTemporaryDirectory { directory in
-            expectCode(.invalidName) { try builder(directory, name: name).create() }
+            expectError(.invalidName) { try builder(directory, name: name).create() }
             let listing = try contents(of: directory)
             #expect(listing.isEmpty, "nothing is created when the name is refused")
         }
@@ -20,34 +21,34 @@ struct BuilderTests {
         try withTemporaryDirectory { directory in
             var missing = builder(directory)
             missing.directory = directory.appendingPathComponent("missing", isDirectory: true)
-            expectCode(.directoryNotFound) { try missing.create() }
+            expectError(.directoryNotFound) { try missing.create() }
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("missing").path))
 
             let file = directory.appendingPathComponent("file")
             #expect(FileManager.default.createFile(atPath: file.path, contents: Data()))
             var notADirectory = builder(directory)
             notADirectory.directory = file
-            expectCode(.directoryNotFound) { try notADirectory.create() }
+            expectError(.directoryNotFound) { try notADirectory.create() }
         }
         // /proc refuses new files even to root, which chmod can't arrange.
         var unwritable = SQLiteBuilder(databaseName: "Notes", entities: [Note.self])
         unwritable.directory = URL(fileURLWithPath: "/proc/self")
-        expectCode(.permissionDenied) { try unwritable.create() }
+        expectError(.permissionDenied) { try unwritable.create() }
     }
 
     @Test func refusesConflictingOptions() throws {
         try withTemporaryDirectory { directory in
             var both = builder(directory)
             both.inMemory = true
-            expectCode(.invalidConfiguration) { try both.create() }
+            expectError(.invalidConfiguration) { try both.create() }
             var noReaders = builder(directory)
             noReaders.maximumReaders = 0
-            expectCode(.invalidConfiguration) { try noReaders.create() }
+            expectError(.invalidConfiguration) { try noReaders.create() }
             var negative = builder(directory)
             negative.busyTimeout = .seconds(-1)
-            expectCode(.invalidConfiguration) { try negative.create() }
-            expectCode(.invalidConfiguration) { try builder(directory, []).create() }
-            expectCode(.invalidSchema) { try builder(directory, [Note.self, NoteV2.self]).create() }
+            expectError(.invalidConfiguration) { try negative.create() }
+            expectError(.invalidConfiguration) { try builder(directory, []).create() }
+            expectError(.invalidSchema) { try builder(directory, [Note.self, NoteV2.self]).create() }
             let listing = try contents(of: directory)
             #expect(listing.isEmpty, "nothing is created when options are refused")
         }
@@ -92,7 +93,7 @@ struct BuilderTests {
         #expect(try db.recover(Note.self, id: 1)?.title == "kept in memory")
         try db.write { _ in
             // One connection: a read inside a write on the same thread can't see committed-only data.
-            expectCode(.nestedTransaction) { try db.count(Note.self) }
+            expectError(.nestedTransaction) { try db.count(Note.self) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceTesting
 import Testing
 
 @testable import PersistenceSQLite
@@ -28,9 +29,9 @@ struct RawSQLTests {
             let db = try builder(directory).create()
             try db.create(Note(id: 1, title: "a"))
             try db.write { context in
-                expectCode(.invalidStatement) { try context.execute("DELETE FROM \"Note\"; DROP TABLE \"Note\"") }
-                expectCode(.invalidStatement) { try context.execute("SELEC nonsense") }
-                expectCode(.invalidArgument) { try context.execute("SELECT ?", []) }
+                expectError(.invalidStatement) { try context.execute("DELETE FROM \"Note\"; DROP TABLE \"Note\"") }
+                expectError(.invalidStatement) { try context.execute("SELEC nonsense") }
+                expectError(.invalidArgument) { try context.execute("SELECT ?", []) }
             }
             #expect(try db.count(Note.self) == 1)
         }
@@ -40,7 +41,7 @@ struct RawSQLTests {
         try withTemporaryDirectory { directory in
             let db = try builder(directory).create()
             try db.read { context in
-                expectCode(.readOnly) { try context.execute("DELETE FROM \"Note\"") }
+                expectError(.readOnly) { try context.execute("DELETE FROM \"Note\"") }
                 #expect(!context.isWritable)
             }
         }
@@ -68,7 +69,7 @@ struct RawSQLTests {
             try db.create(Note(id: 1, title: "a"))
             // Above both SQLite's default limit (32,766) and Debian's build (250,000).
             let many = (0..<300_000).map { Int64($0) }
-            expectCode(.invalidArgument) { let _: [Note] = try db.recover(where: Field("id").in(many)) }
+            expectError(.invalidArgument) { let _: [Note] = try db.recover(where: Field("id").in(many)) }
             let fits: [Note] = try db.recover(where: Field("id").in(Array(many.prefix(30_000))))
             #expect(fits.map(\.id) == [1])
         }

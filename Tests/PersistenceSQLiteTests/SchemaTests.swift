@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceCore
 import PersistenceSQLite
+import PersistenceTesting
 import Testing
 
 struct SchemaTests {
@@ -55,7 +56,7 @@ struct SchemaTests {
                     try $0.execute("UPDATE persistence_metadata SET value = 99 WHERE key = 'formatVersion'")
                 }
             }
-            expectCode(.unsupportedFormatVersion) { try builder(directory).create() }
+            expectError(.unsupportedFormatVersion) { try builder(directory).create() }
         }
     }
 
@@ -63,13 +64,13 @@ struct SchemaTests {
         try withTemporaryDirectory { directory in
             let garbage = directory.appendingPathComponent("Garbage.sqlite")
             try Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }).write(to: garbage)
-            expectCode(.corrupt) { try builder(directory, name: "Garbage").create() }
+            expectError(.corrupt) { try builder(directory, name: "Garbage").create() }
             let original = try Data(contentsOf: garbage)
             #expect(original.count == 8192, "a refused file is left as it was")
 
             let foreign = try builder(directory, name: "Foreign").create()
             try foreign.write { try $0.execute("DROP TABLE persistence_metadata") }
-            expectCode(.invalidSchema) { try builder(directory, name: "Foreign").create() }
+            expectError(.invalidSchema) { try builder(directory, name: "Foreign").create() }
         }
     }
 
@@ -84,7 +85,7 @@ struct SchemaTests {
             }
             try db.write { try $0.execute("PRAGMA max_page_count = \(count + 2)") }
             let big = String(repeating: "x", count: 64 * 1024)
-            expectCode(.storageFull) {
+            expectError(.storageFull) {
                 try db.write { context in
                     for id in 2...50 { try context.create(Note(id: Int64(id), title: "big", body: big)) }
                 }

@@ -1,30 +1,8 @@
 import Foundation
 import PersistenceCore
 import PersistenceSQLite
+import PersistenceTesting
 import Testing
-
-/// A fresh temporary directory, removed when the body ends.
-func withTemporaryDirectory<R>(_ body: (URL) throws -> R) throws -> R {
-    let directory = FileManager.default.temporaryDirectory
-        .appendingPathComponent("persistence-sqlite-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(at: directory) }
-    return try body(directory)
-}
-
-/// Expects `body` to throw a ``PersistenceError`` with `code`.
-func expectCode<R>(
-    _ code: PersistenceError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> R
-) {
-    do {
-        _ = try body()
-        Issue.record("expected .\(code), nothing was thrown", sourceLocation: sourceLocation)
-    } catch let error as PersistenceError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-    } catch {
-        Issue.record("expected .\(code), got \(error)", sourceLocation: sourceLocation)
-    }
-}
 
 /// The names in a directory, for checking that nothing was created.
 func contents(of directory: URL) throws -> [String] {

@@ -13,10 +13,13 @@ struct ValueSealer: Sendable {
 
     var isEncrypted: Bool { keys != nil }
 
-    func seal(_ values: [Value], entity: EntityStore, key: Data, nonces: inout NonceSequence) throws -> Data {
+    /// The stored bytes of a record; `nonce` is asked for only when the store is encrypted.
+    func seal(
+        _ values: [Value], entity: EntityStore, key: Data, nonce: () throws -> AES.GCM.Nonce
+    ) throws -> Data {
         let encoded = RecordCodec.encode(values)
         guard let keys else { return encoded }
-        return try keys.seal(encoded, authenticating: entity.authenticatedData(for: key), nonce: nonces.next())
+        return try keys.seal(encoded, authenticating: entity.authenticatedData(for: key), nonce: nonce())
     }
 
     func open(_ stored: Data, entity: EntityStore, key: Data) throws -> [Value] {

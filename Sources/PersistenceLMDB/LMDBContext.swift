@@ -63,14 +63,16 @@ public final class LMDBContext: DatabaseContext {
     }
 
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
+        var entities: [E] = []
+        try forEach(type, query: query) { entities.append($0) }
+        return entities
+    }
+
+    public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
         try use(writing: false)
         let store = try stores.store(for: E.self)
         let resolved = try query.resolve(in: store.layout)
-        // Records come in key order, and keys are encoded so that key order is primary-key order.
-        let records = try matching(resolved.condition, store).map(\.values)
-        return try resolved.apply(to: records, inPrimaryKeyOrder: true).map {
-            try RecordDecoder.decode(E.self, layout: store.layout, values: $0)
-        }
+        try visitSelected(resolved, store) { try body(RecordDecoder.decode(E.self, layout: store.layout, values: $0)) }
     }
 
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
@@ -241,25 +243,61 @@ public final class LMDBContext: DatabaseContext {
 
     // MARK: - Queries
 
+    /// Calls `visit` with the values of each record a query selects, in its order and within its window.
+    ///
+    /// Records come in key order, and keys are encoded so that key order is primary-key order: in the default
+    /// order the records stream, one at a time. Any other order needs them all, to sort.
+    private func visitSelected(_ query: ResolvedQuery, _ store: EntityStore, _ visit: ([Value]) throws -> Void)
+        throws
+    {
+        guard query.isPrimaryKeyOrder else {
+            let records = try matching(query.condition, store).map(\.values)
+            for values in query.ordered(records, inPrimaryKeyOrder: true) { try visit(values) }
+            return
+        }
+        var skipped = 0
+        var remaining = query.limit ?? Int.max
+        guard remaining > 0 else { return }
+        try visitMatching(query.condition, store) { _, values in
+            guard skipped >= query.offset else {
+                skipped += 1
+                return true
+            }
+            try visit(values)
+            remaining -= 1
+            return remaining > 0
+        }
+    }
+
     /// The records matching `condition` (all when `nil`), in primary-key order, with their keys.
     private func matching(_ condition: ResolvedCondition?, _ store: EntityStore) throws -> [(
         key: Data, values: [Value]
     )] {
         var found: [(key: Data, values: [Value])] = []
-        if let condition, let keys = try candidates(condition, store) {
-            for key in keys {
-                guard let values = try load(key, store), condition.matches(values) else { continue }
-                found.append((key, values))
-            }
-            found.sort { $0.key.lexicographicallyPrecedes($1.key) }
-            return found
-        }
-        try transaction.forEach(store.dbi) { key, stored in
-            let values = try checked(sealer.open(stored, entity: store, key: key), store)
-            if condition?.matches(values) ?? true { found.append((key, values)) }
+        try visitMatching(condition, store) { key, values in
+            found.append((key, values))
             return true
         }
         return found
+    }
+
+    /// Calls `visit` with each record matching `condition` (all when `nil`), in primary-key order; `visit`
+    /// returns `false` to stop.
+    private func visitMatching(
+        _ condition: ResolvedCondition?, _ store: EntityStore, _ visit: (Data, [Value]) throws -> Bool
+    ) throws {
+        if let condition, let keys = try candidates(condition, store) {
+            for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                guard let values = try load(key, store), condition.matches(values) else { continue }
+                guard try visit(key, values) else { return }
+            }
+            return
+        }
+        try transaction.forEach(store.dbi) { key, stored in
+            let values = try checked(sealer.open(stored, entity: store, key: key), store)
+            guard condition?.matches(values) ?? true else { return true }
+            return try visit(key, values)
+        }
     }
 
     /// Primary keys an index narrows `condition` to, or `nil` when no index applies (then the caller scans).

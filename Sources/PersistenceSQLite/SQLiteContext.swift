@@ -100,19 +100,29 @@ public final class SQLiteContext: DatabaseContext {
     }
 
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
+        var entities: [E] = []
+        try forEach(type, query: query) { entities.append($0) }
+        return entities
+    }
+
+    public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
         let connection = try use(writing: false)
         let mapping = try mappings.mapping(for: E.self)
         let resolved = try query.resolve(in: mapping.layout)
         var compiler = ConditionCompiler(mapping: mapping)
         let sql = compiler.select(resolved)
         let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
-        defer { statement.reset() }
         try statement.bind(compiler.arguments)
-        var entities: [E] = []
-        while try statement.step() {
-            entities.append(try RecordDecoder.decode(E.self, layout: mapping.layout, values: statement.row()))
+        // `body` may run other queries on this connection, this one included: while the statement is stepping,
+        // the connection hands them a fresh statement rather than resetting this one under the iteration.
+        statement.isIterating = true
+        defer {
+            statement.isIterating = false
+            statement.reset()
         }
-        return entities
+        while try statement.step() {
+            try body(RecordDecoder.decode(E.self, layout: mapping.layout, values: statement.row()))
+        }
     }
 
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {

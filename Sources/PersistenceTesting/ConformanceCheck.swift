@@ -47,7 +47,8 @@ public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
 public enum ConformanceSuite {
     /// Every check, in a stable order.
     public static let checks: [ConformanceCheck] =
-        RoundTripChecks.all + ConstraintChecks.all + QueryChecks.all + MutationChecks.all + TransactionChecks.all
+        RoundTripChecks.all + ConstraintChecks.all + QueryChecks.all + IterationChecks.all + MutationChecks.all
+        + TransactionChecks.all
         + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all
 }
 

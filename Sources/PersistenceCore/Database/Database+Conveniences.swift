@@ -19,6 +19,21 @@ extension Database {
         try read { try $0.recover(type, where: condition, sortedBy: sort, limit: limit, offset: offset) }
     }
 
+    /// Calls `body` with each matching record, one at a time, in one read transaction.
+    ///
+    /// Iterating this way holds one decoded record in memory, where ``recover(_:where:sortedBy:limit:offset:)``
+    /// holds them all. Throw from `body` to stop early.
+    ///
+    /// ```swift
+    /// try db.forEach(User.self, where: Field("active") == true) { user in print(user.name) }
+    /// ```
+    public func forEach<E: Entity>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0, _ body: (E) throws -> Void
+    ) throws {
+        try read { try $0.forEach(type, where: condition, sortedBy: sort, limit: limit, offset: offset, body) }
+    }
+
     /// The records whose attribute `key` equals `value`.
     public func recover<E: Entity>(_ type: E.Type = E.self, key: String, value: some ValueConvertible) throws -> [E] {
         try read { try $0.recover(type, key: key, value: value) }

@@ -19,6 +19,19 @@ public protocol DatabaseContext {
     /// The records matching a query, ordered by its sort keys then by primary key.
     func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E]
 
+    /// Calls `body` with each record matching a query, in the query's order, one record at a time.
+    ///
+    /// Unlike ``recover(_:query:)`` it builds no array: a backend decodes each record just before `body` sees it,
+    /// so iterating a large table holds one record in memory, not all of them. A query sorted by anything but
+    /// the primary key still has to sort, and that needs every matching record at once.
+    ///
+    /// Stop early by throwing from `body`; the error comes out of `forEach` unchanged. The context may be used
+    /// inside `body` (to update the record just read, say); changing records the iteration hasn't reached yet
+    /// has backend-specific effects on what it sees next.
+    ///
+    /// The default implementation calls ``recover(_:query:)``; backends replace it with a streaming one.
+    func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws
+
     /// The record with this primary key, or `nil`.
     func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E?
 
@@ -45,6 +58,24 @@ extension DatabaseContext {
     /// Inserts each entity in turn.
     public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
         for entity in entities { try create(entity) }
+    }
+
+    /// Recovers the matching records, then calls `body` with each: correct, but it holds them all in memory.
+    public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
+        for entity in try recover(type, query: query) { try body(entity) }
+    }
+
+    /// Calls `body` with each record matching a condition, sorted and windowed, one record at a time.
+    ///
+    /// ```swift
+    /// var total = 0.0
+    /// try context.forEach(Order.self, where: Field("paid") == true) { order in total += order.amount }
+    /// ```
+    public func forEach<E: Entity>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0, _ body: (E) throws -> Void
+    ) throws {
+        try forEach(type, query: Query(where: condition, sortedBy: sort, limit: limit, offset: offset), body)
     }
 
     /// The records matching a condition, sorted and windowed.

@@ -76,7 +76,13 @@ extension ResolvedQuery {
     /// - Parameter inPrimaryKeyOrder: The records are already sorted by primary key, so the default order needs
     ///   no sort.
     package func apply(to records: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
-        var matching = condition.map { condition in records.filter { condition.matches($0) } } ?? records
+        let matching = condition.map { condition in records.filter { condition.matches($0) } } ?? records
+        return ordered(matching, inPrimaryKeyOrder: inPrimaryKeyOrder)
+    }
+
+    /// Applies order and window to records that already match the condition.
+    package func ordered(_ matching: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
+        var matching = matching
         if !(inPrimaryKeyOrder && isPrimaryKeyOrder) { matching.sort(by: areInIncreasingOrder) }
         let start = min(offset, matching.count)
         let end = limit.map { start + min($0, matching.count - start) } ?? matching.count

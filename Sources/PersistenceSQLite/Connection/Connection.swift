@@ -52,9 +52,15 @@ final class Connection {
     }
 
     /// A prepared statement for `key`, prepared from `sql()` on first use and then reused.
+    ///
+    /// While the cached statement is iterating (a `forEach` whose body queries again), a fresh statement is
+    /// prepared for this use only: resetting the cached one would restart the iteration under its caller.
     @inline(__always)
     func statement(_ key: StatementKey, _ sql: () -> String) throws -> Statement {
-        if let cached = statements[key] { return cached }
+        if let cached = statements[key] {
+            guard cached.isIterating else { return cached }
+            return try Statement(db: handle, sql: sql(), persistent: false)
+        }
         let statement = try Statement(db: handle, sql: sql(), persistent: true)
         if case .sql = key {
             if sqlStatementCount >= Self.sqlCacheLimit {

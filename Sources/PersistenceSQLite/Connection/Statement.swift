@@ -10,6 +10,9 @@ final class Statement {
     let handle: OpaquePointer
     private let db: OpaquePointer
     let columnCount: Int32
+    /// Whether a caller is stepping through the rows while other code may use the connection (see
+    /// `Connection.statement(_:_:)`).
+    var isIterating = false
 
     /// Prepares exactly one statement.
     /// - Throws: `PersistenceError/Code/invalidStatement` when `sql` holds more than one statement.

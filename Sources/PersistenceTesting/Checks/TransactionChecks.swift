@@ -95,6 +95,7 @@ enum TransactionChecks {
         expectError(.contextExpired) { try escaped.create(Person(id: 1, name: "Late")) }
         let escapedReader = try db.read { context in context }
         expectError(.contextExpired) { try escapedReader.count(Person.self) }
+        expectError(.contextExpired) { try escapedReader.forEach(Person.self, query: Query()) { _ in } }
         #expect(try db.count(Person.self) == 0)
     }
 

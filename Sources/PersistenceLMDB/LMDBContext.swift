@@ -37,6 +37,10 @@ public final class LMDBContext: DatabaseContext {
     }
 
     @inline(__always)
+    private var readers = LastRecordReader()
+
+    private func reader(for store: EntityStore) -> RecordReader { readers.reader(for: store.layout) }
+
     private func use(writing: Bool) throws {
         guard !isExpired else {
             throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
@@ -59,7 +63,7 @@ public final class LMDBContext: DatabaseContext {
         let store = try stores.store(for: E.self)
         let key = try recordKey(id.storedValue, store)
         guard let values = try load(key, store) else { return nil }
-        return try RecordDecoder.decode(E.self, layout: store.layout, values: values)
+        return try reader(for: store).decode(E.self, from: values)
     }
 
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
@@ -72,7 +76,8 @@ public final class LMDBContext: DatabaseContext {
         try use(writing: false)
         let store = try stores.store(for: E.self)
         let resolved = try query.resolve(in: store.layout)
-        try visitSelected(resolved, store) { try body(RecordDecoder.decode(E.self, layout: store.layout, values: $0)) }
+        let reader = reader(for: store)
+        try visitSelected(resolved, store) { try body(reader.decode(E.self, from: $0)) }
     }
 
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {

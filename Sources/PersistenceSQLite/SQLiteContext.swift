@@ -27,6 +27,10 @@ public final class SQLiteContext: DatabaseContext {
 
     func expire() { isExpired = true }
 
+    private var readers = LastRecordReader()
+
+    private func reader(for mapping: TableMapping) -> RecordReader { readers.reader(for: mapping.layout) }
+
     /// The connection, after checking the context may be used (and may write, when `writing`).
     @inline(__always)
     private func use(writing: Bool) throws -> Connection {
@@ -96,7 +100,9 @@ public final class SQLiteContext: DatabaseContext {
         defer { statement.reset() }
         try statement.bind(id.storedValue, at: 1)
         guard try statement.step() else { return nil }
-        return try RecordDecoder.decode(E.self, layout: mapping.layout, values: statement.row())
+        let reader = reader(for: mapping)
+        statement.readRow(into: &reader.values)
+        return try reader.decode(E.self)
     }
 
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
@@ -120,8 +126,10 @@ public final class SQLiteContext: DatabaseContext {
             statement.isIterating = false
             statement.reset()
         }
+        let reader = reader(for: mapping)
         while try statement.step() {
-            try body(RecordDecoder.decode(E.self, layout: mapping.layout, values: statement.row()))
+            statement.readRow(into: &reader.values)
+            try body(reader.decode(E.self))
         }
     }
 

@@ -1,10 +1,12 @@
 import Foundation
 
-/// Decodes an entity from values in its layout's attribute order.
+/// Decodes entities from values in its layout's attribute order.
 package enum RecordDecoder {
     /// Decodes `type` from `values`, one per attribute of `layout`.
     package static func decode<E: Decodable>(_ type: E.Type, layout: RecordLayout, values: [Value]) throws -> E {
-        try E(from: EntityDecoder(layout: layout, values: values))
+        let reader = RecordReader(layout: layout)
+        reader.values = values
+        return try reader.decode(type)
     }
 
     static func mismatch(_ layout: RecordLayout, _ name: String, _ found: Value, _ expected: Any.Type)
@@ -103,14 +105,92 @@ package enum RecordDecoder {
     }
 }
 
+/// Decodes many records of one layout, one after another: a query makes one and reuses it for every row, so a
+/// record costs no decoder state of its own.
+///
+/// Not thread-safe, and not reentrant across records: decode one record at a time.
+package final class RecordReader {
+    package let layout: RecordLayout
+    /// The values of the record to decode next, in layout order. A backend refills it for each record, keeping
+    /// its capacity, so reading a row allocates no array.
+    ///
+    /// Exclusivity is unchecked here and on `next`: only the backend between records and the one record's
+    /// decoder touch them, never overlapping, and the dynamic check would cost as much as reading the value.
+    @exclusivity(unchecked) package var values: [Value] = []
+    /// Where the next attribute probably is: synthesized `init(from:)` decodes in declaration order.
+    @exclusivity(unchecked) fileprivate var next = 0
+
+    package init(layout: RecordLayout) { self.layout = layout }
+
+    /// Decodes one record from `values`.
+    @inline(__always)
+    package func decode<E: Decodable>(_ type: E.Type) throws -> E {
+        next = 0
+        return try E(from: EntityDecoder(reader: self))
+    }
+
+    /// Decodes one record from `values`.
+    @inline(__always)
+    package func decode<E: Decodable>(_ type: E.Type, from values: [Value]) throws -> E {
+        self.values = values
+        return try decode(type)
+    }
+
+    /// The value a key names, in the record being decoded.
+    @inline(__always)
+    fileprivate func value(_ name: String) throws -> Value { try values[position(name)] }
+
+    // Typed reads for the keyed decoder, here rather than in its methods: these aren't generic over its key type,
+    // so they compile to specialized code.
+    fileprivate func isNull(_ name: String) throws -> Bool { try value(name).isNull }
+    fileprivate func bool(_ name: String) throws -> Bool { try RecordDecoder.bool(value(name), name, layout) }
+    fileprivate func string(_ name: String) throws -> String { try RecordDecoder.string(value(name), name, layout) }
+    fileprivate func double(_ name: String) throws -> Double { try RecordDecoder.double(value(name), name, layout) }
+    fileprivate func float(_ name: String) throws -> Float { try RecordDecoder.float(value(name), name, layout) }
+    fileprivate func integer<T: FixedWidthInteger>(_ name: String) throws -> T {
+        try RecordDecoder.integer(value(name), name, layout)
+    }
+    fileprivate func decodable<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+        let position = try position(name)
+        return try RecordDecoder.value(
+            T.self, from: values[position], as: layout.types[position], name: name, layout: layout)
+    }
+
+    /// The position of a key's attribute, trying the one after the last first.
+    @inline(__always)
+    private func position(_ name: String) throws -> Int {
+        // decodeIfPresent asks decodeNil then decode for the same key: look behind before hashing.
+        let guess = next > 0 && layout.names[next - 1] == name ? next - 1 : next
+        guard let position = layout.position(of: name, expected: guess) else {
+            throw PersistenceError(.typeMismatch, "entity '\(layout.entity.name)' stores no attribute '\(name)'")
+        }
+        next = position + 1
+        return position
+    }
+}
+
+/// The reader of the layout read last: a transaction that reads one entity again and again (point lookups in a
+/// loop) reuses one reader instead of making one per record.
+package struct LastRecordReader {
+    private var last: RecordReader?
+
+    package init() {}
+
+    package mutating func reader(for layout: RecordLayout) -> RecordReader {
+        if let last, last.layout === layout { return last }
+        let reader = RecordReader(layout: layout)
+        last = reader
+        return reader
+    }
+}
+
 private struct EntityDecoder: Decoder {
-    let layout: RecordLayout
-    let values: [Value]
+    let reader: RecordReader
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(EntityKeyedDecoder<Key>(layout: layout, values: values))
+        KeyedDecodingContainer(EntityKeyedDecoder<Key>(reader: reader))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -122,82 +202,32 @@ private struct EntityDecoder: Decoder {
     }
 }
 
-private final class EntityKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let layout: RecordLayout
-    let values: [Value]
-    /// Where the next attribute probably is: synthesized `init(from:)` decodes in declaration order.
-    var next = 0
+/// A struct over the shared reader: creating one per record allocates nothing beyond the container's box.
+private struct EntityKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let reader: RecordReader
+    var layout: RecordLayout { reader.layout }
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { layout.names.compactMap { Key(stringValue: $0) } }
 
-    init(layout: RecordLayout, values: [Value]) {
-        self.layout = layout
-        self.values = values
-    }
-
     func contains(_ key: Key) -> Bool { layout.position(of: key.stringValue) != nil }
 
-    @inline(__always)
-    private func value(_ key: Key) throws -> Value {
-        let name = key.stringValue
-        // decodeIfPresent asks decodeNil then decode for the same key: look behind before hashing.
-        let guess = next > 0 && layout.names[next - 1] == name ? next - 1 : next
-        guard let position = layout.position(of: name, expected: guess) else {
-            throw PersistenceError(
-                .typeMismatch, "entity '\(layout.entity.name)' stores no attribute '\(key.stringValue)'")
-        }
-        next = position + 1
-        return values[position]
-    }
-
-    func decodeNil(forKey key: Key) throws -> Bool { try value(key).isNull }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-        try RecordDecoder.bool(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String {
-        try RecordDecoder.string(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-        try RecordDecoder.double(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float {
-        try RecordDecoder.float(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 {
-        try RecordDecoder.integer(value(key), key.stringValue, layout)
-    }
+    func decodeNil(forKey key: Key) throws -> Bool { try reader.isNull(key.stringValue) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(key.stringValue) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try reader.string(key.stringValue) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try reader.double(key.stringValue) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try reader.float(key.stringValue) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try reader.integer(key.stringValue) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try reader.integer(key.stringValue) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try reader.integer(key.stringValue) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try reader.integer(key.stringValue) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try reader.integer(key.stringValue) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try reader.integer(key.stringValue) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try reader.integer(key.stringValue) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try reader.integer(key.stringValue) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try reader.integer(key.stringValue) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try reader.integer(key.stringValue) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let stored = try value(key)
-        let position = next - 1
-        return try RecordDecoder.value(
-            T.self, from: stored, as: layout.types[position], name: key.stringValue, layout: layout)
+        try reader.decodable(T.self, key.stringValue)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

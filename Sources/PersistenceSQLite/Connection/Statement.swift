@@ -128,6 +128,15 @@ final class Statement {
         }
     }
 
+    /// Replaces `values` with the current row's columns, keeping the array's storage.
+    @inline(__always)
+    func readRow(into values: inout [Value]) {
+        let count = Int(columnCount)
+        if values.count != count { values = Array(repeating: .null, count: count) }
+        // Assigning in place: removeAll(keepingCapacity:) then appending costs more than the columns themselves.
+        for index in 0..<count { values[index] = column(Int32(index)) }
+    }
+
     /// All columns of the current row.
     @inline(__always)
     func row() -> [Value] {

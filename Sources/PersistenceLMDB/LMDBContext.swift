@@ -164,8 +164,9 @@ public final class LMDBContext: DatabaseContext {
     }
 
     private func load(_ key: Data, _ store: EntityStore) throws -> [Value]? {
-        guard let stored = try transaction.get(store.dbi, key) else { return nil }
-        return try checked(sealer.open(stored, entity: store, key: key), store)
+        try transaction.withValue(store.dbi, key) { stored in
+            try key.withUnsafeBytes { try checked(sealer.open(stored, entity: store, key: $0), store) }
+        }
     }
 
     private func checked(_ values: [Value], _ store: EntityStore) throws -> [Value] {
@@ -301,7 +302,7 @@ public final class LMDBContext: DatabaseContext {
         try transaction.forEach(store.dbi) { key, stored in
             let values = try checked(sealer.open(stored, entity: store, key: key), store)
             guard condition?.matches(values) ?? true else { return true }
-            return try visit(key, values)
+            return try visit(Data(key), values)
         }
     }
 

@@ -147,8 +147,15 @@ final class StoreKeys: Sendable {
     /// - Returns: The value's bytes.
     /// - Throws: ``PersistenceError`` with code `.authenticationFailed` when the value does not authenticate.
     func open(_ sealed: Data, authenticating aad: Data) throws -> Data {
+        try sealed.withUnsafeBytes { sealed in try aad.withUnsafeBytes { try open(sealed, authenticating: $0) } }
+    }
+
+    /// Authenticates and decrypts a value from bytes in place (a record in LMDB's map).
+    func open(_ sealed: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer) throws -> Data {
         do {
-            let box = try AES.GCM.SealedBox(combined: sealed)
+            // One copy into Data: swift-crypto splits a combined Data without copying, where its
+            // nonce/ciphertext/tag initializer appends byte by byte from any other DataProtocol.
+            let box = try AES.GCM.SealedBox(combined: Data(sealed))
             return try AES.GCM.open(box, using: valueKey, authenticating: aad)
         } catch {
             throw PersistenceError(

@@ -14,7 +14,7 @@ final class EntityStore: Sendable {
     let layout: RecordLayout
     let dbi: MDB_dbi
     let indexes: [IndexStore]
-    private let aadPrefix: Data
+    private let aadPrefix: [UInt8]
 
     /// Opens (creating when missing) the entity's databases in `transaction`.
     init(layout: RecordLayout, environment: Environment, transaction: Transaction) throws {
@@ -27,11 +27,22 @@ final class EntityStore: Sendable {
             let dbi = try environment.database(named: "index:" + index.name(in: name), flags: flags, in: transaction)
             return IndexStore(index: index, positions: positions, dbi: dbi)
         }
-        aadPrefix = Data(name.utf8) + [0]
+        aadPrefix = Array(name.utf8) + [0]
     }
 
     /// What a sealed record authenticates besides itself: the entity and the record's key.
-    func authenticatedData(for key: Data) -> Data { aadPrefix + key }
+    func authenticatedData(for key: Data) -> Data { Data(aadPrefix) + key }
+
+    /// Calls `body` with the authenticated data for `key`, built on the stack: reads need it once per record.
+    func withAuthenticatedData<R>(for key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R)
+        rethrows -> R
+    {
+        try withUnsafeTemporaryAllocation(byteCount: aadPrefix.count + key.count, alignment: 1) { buffer in
+            aadPrefix.withUnsafeBytes { buffer.copyMemory(from: $0) }
+            UnsafeMutableRawBufferPointer(rebasing: buffer[aadPrefix.count...]).copyMemory(from: key)
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
 
     /// The single-attribute index on `position`, if the entity has one.
     func index(on position: Int) -> IndexStore? {

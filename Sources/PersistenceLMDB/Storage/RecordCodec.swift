@@ -36,25 +36,28 @@ enum RecordCodec {
 
     /// The values of a record; a damaged record is a ``PersistenceError/Code/corrupt`` error, never a crash.
     static func decode(_ data: Data) throws -> [Value] {
-        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) -> [Value] in
-            var reader = Reader(bytes: bytes)
-            let count = try reader.varint()
-            guard count <= UInt64(bytes.count) else { throw damaged() }
-            var values: [Value] = []
-            values.reserveCapacity(Int(count))
-            for _ in 0..<count {
-                switch try reader.byte() {
-                case 0: values.append(.null)
-                case 1: values.append(.integer(Int64(littleEndian: try reader.fixed())))
-                case 2: values.append(.real(Double(bitPattern: UInt64(littleEndian: try reader.fixed()))))
-                case 3: values.append(.text(String(decoding: try reader.slice(), as: UTF8.self)))
-                case 4: values.append(.blob(Data(try reader.slice())))
-                default: throw damaged()
-                }
+        try data.withUnsafeBytes { try decode($0) }
+    }
+
+    /// The values of a record from bytes in place.
+    static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [Value] {
+        var reader = Reader(bytes: bytes)
+        let count = try reader.varint()
+        guard count <= UInt64(bytes.count) else { throw damaged() }
+        var values: [Value] = []
+        values.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            switch try reader.byte() {
+            case 0: values.append(.null)
+            case 1: values.append(.integer(Int64(littleEndian: try reader.fixed())))
+            case 2: values.append(.real(Double(bitPattern: UInt64(littleEndian: try reader.fixed()))))
+            case 3: values.append(.text(String(decoding: try reader.slice(), as: UTF8.self)))
+            case 4: values.append(.blob(Data(try reader.slice())))
+            default: throw damaged()
             }
-            guard reader.isAtEnd else { throw damaged() }
-            return values
         }
+        guard reader.isAtEnd else { throw damaged() }
+        return values
     }
 
     private static func appendVarint(_ value: UInt64, to out: inout Data) {

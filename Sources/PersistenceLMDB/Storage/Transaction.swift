@@ -89,14 +89,31 @@ final class Transaction {
         }
     }
 
-    /// Calls `body` with each key and value of `dbi` in key order (both copied); `body` returns `false` to stop.
-    func forEach(_ dbi: MDB_dbi, _ body: (Data, Data) throws -> Bool) throws {
+    /// Calls `body` with the bytes stored at `key`, or returns `nil` when there are none.
+    ///
+    /// The bytes are LMDB's own, in the map: valid only inside `body`, which copies what it keeps and must not
+    /// write in this transaction. Reading in place saves a copy of every value read.
+    func withValue<R>(_ dbi: MDB_dbi, _ key: Data, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        try key.withMDBVal { keyVal in
+            var value = MDB_val()
+            let code = mdb_get(handle, dbi, &keyVal, &value)
+            if code == MDB_NOTFOUND { return nil }
+            try check(code, "could not read a value")
+            return try body(value.bytes)
+        }
+    }
+
+    /// Calls `body` with each key and value of `dbi` in key order; `body` returns `false` to stop.
+    ///
+    /// The bytes are LMDB's own, valid only during that call of `body`: it copies what it keeps. It may write in
+    /// this transaction once it has copied them (LMDB keeps the cursor of a write transaction in step).
+    func forEach(_ dbi: MDB_dbi, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
         try withCursor(dbi) { cursor in
             var key = MDB_val()
             var value = MDB_val()
             var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
             while code == MDB_SUCCESS {
-                guard try body(key.copiedData, value.copiedData) else { return }
+                guard try body(key.bytes, value.bytes) else { return }
                 code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
             }
             if code != MDB_NOTFOUND { try check(code, "could not iterate") }
@@ -145,6 +162,10 @@ final class Transaction {
 }
 
 extension MDB_val {
+    /// The bytes in place (see ``Transaction/withValue(_:_:_:)`` for how long they stay valid).
+    @inline(__always)
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: mv_data, count: mv_data == nil ? 0 : mv_size) }
+
     /// The bytes, copied into memory Swift owns.
     @inline(__always)
     var copiedData: Data {

@@ -22,9 +22,11 @@ struct ValueSealer: Sendable {
         return try keys.seal(encoded, authenticating: entity.authenticatedData(for: key), nonce: nonce())
     }
 
-    func open(_ stored: Data, entity: EntityStore, key: Data) throws -> [Value] {
+    /// The values of a record from its stored bytes, read in place.
+    func open(_ stored: UnsafeRawBufferPointer, entity: EntityStore, key: UnsafeRawBufferPointer) throws -> [Value] {
         guard let keys else { return try RecordCodec.decode(stored) }
-        return try RecordCodec.decode(keys.open(stored, authenticating: entity.authenticatedData(for: key)))
+        let plaintext = try entity.withAuthenticatedData(for: key) { try keys.open(stored, authenticating: $0) }
+        return try RecordCodec.decode(plaintext)
     }
 
     func indexKey(_ values: [Value]) -> Data {

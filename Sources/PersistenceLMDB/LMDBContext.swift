@@ -281,28 +281,29 @@ public final class LMDBContext: DatabaseContext {
     )] {
         var found: [(key: Data, values: [Value])] = []
         try visitMatching(condition, store) { key, values in
-            found.append((key, values))
+            found.append((Data(key), values))
             return true
         }
         return found
     }
 
     /// Calls `visit` with each record matching `condition` (all when `nil`), in primary-key order; `visit`
-    /// returns `false` to stop.
+    /// returns `false` to stop. The key's bytes are valid only during the call: `visit` copies them to keep them.
     private func visitMatching(
-        _ condition: ResolvedCondition?, _ store: EntityStore, _ visit: (Data, [Value]) throws -> Bool
+        _ condition: ResolvedCondition?, _ store: EntityStore,
+        _ visit: (UnsafeRawBufferPointer, [Value]) throws -> Bool
     ) throws {
         if let condition, let keys = try candidates(condition, store) {
             for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 guard let values = try load(key, store), condition.matches(values) else { continue }
-                guard try visit(key, values) else { return }
+                guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
             }
             return
         }
         try transaction.forEach(store.dbi) { key, stored in
             let values = try checked(sealer.open(stored, entity: store, key: key), store)
             guard condition?.matches(values) ?? true else { return true }
-            return try visit(Data(key), values)
+            return try visit(key, values)
         }
     }
 

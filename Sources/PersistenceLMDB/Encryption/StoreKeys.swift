@@ -18,6 +18,9 @@ final class StoreKeys: Sendable {
     private let valueKey: SymmetricKey
     private let indexKey: SymmetricKey
     private let checkKey: SymmetricKey
+    /// HMAC under the index key, already keyed: each index hash starts from a copy of it, which saves hashing
+    /// the two key pads for every record written or looked up.
+    private let keyedIndexMAC: HMAC<SHA256>
 
     // Domain-separation labels: changing one changes every key or hash derived with it, so they carry a version.
     private static let valueKeyInfo = Data("persistence.lmdb.values.v1".utf8)
@@ -32,6 +35,7 @@ final class StoreKeys: Sendable {
         self.valueKey = valueKey
         self.indexKey = indexKey
         self.checkKey = checkKey
+        keyedIndexMAC = HMAC<SHA256>(key: indexKey)
     }
 
     /// Derives a store's keys from its passphrase; slow by design (see ``KeyDerivation``).
@@ -169,8 +173,10 @@ final class StoreKeys: Sendable {
     ///
     /// Indexes store this instead of the value, so equality lookups work while the index reveals nothing but
     /// which records share a value. The full 32 bytes are kept so distinct values practically never collide.
-    func indexHash(_ bytes: Data) -> Data {
-        Data(HMAC<SHA256>.authenticationCode(for: bytes, using: indexKey))
+    func indexHash(_ bytes: some DataProtocol) -> Data {
+        var mac = keyedIndexMAC
+        mac.update(data: bytes)
+        return Data(mac.finalize())
     }
 }
 

@@ -18,8 +18,8 @@ struct ValueSealer: Sendable {
         _ values: [Value], entity: EntityStore, key: Data, nonce: () throws -> AES.GCM.Nonce
     ) throws -> Data {
         let encoded = RecordCodec.encode(values)
-        guard let keys else { return encoded }
-        return try keys.seal(encoded, authenticating: entity.authenticatedData(for: key), nonce: nonce())
+        guard let keys else { return Data(encoded) }
+        return try keys.seal(Data(encoded), authenticating: entity.authenticatedData(for: key), nonce: nonce())
     }
 
     /// The values of a record from its stored bytes, read in place.

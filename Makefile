@@ -7,6 +7,9 @@
 #   make lint             swift format lint --strict
 #   make consumer-check   build the packages that depend on one backend product only, and check what they link
 #   make clean            remove build products
+#   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, ONLY=S1,L4,K,M); JSON in .benchmarks/
+#   make bench-smoke      build the Benchmarks package and run every workload at tiny sizes (what CI runs)
+#   make benchmark        the per-operation suites with allocation counts (ordo-one/benchmark)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -31,6 +34,7 @@ endif
 endif
 
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb clean
+.PHONY: compare bench-smoke benchmark
 
 help:
 	@echo "make demo            run the guided demo on SQLite, then on encrypted LMDB (installs missing system packages)"
@@ -40,6 +44,9 @@ help:
 	@echo "make lint            swift format lint --strict"
 	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
 	@echo "make clean           remove build products"
+	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, ONLY=S1,L4,K,M); JSON in .benchmarks/"
+	@echo "make bench-smoke     build the Benchmarks package, run every workload at tiny sizes (what CI runs)"
+	@echo "make benchmark       per-operation benchmarks with allocation counts (ordo-one/benchmark)"
 
 deps:
 	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb; then \
@@ -129,3 +136,43 @@ clean:
 	@echo "==> clean"
 	$(SWIFT) package clean
 	rm -rf $(addsuffix /.build-consumer,$(CONSUMER_DIRS))
+
+# Benchmarks: a package of its own in Benchmarks/ (its own .build), so the root build never sees GRDB or the benchmark
+# tooling. Empty variables leave the tool's defaults: N = 100,000 records, 5 runs, every workload.
+BENCH_PACKAGE := Benchmarks
+N ?=
+RUNS ?=
+ONLY ?=
+COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(ONLY),--only $(ONLY))
+# The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
+SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 L1 L4 L6 K M
+BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
+
+compare: deps
+	@echo "==> compare: release build, then every workload against raw C and GRDB (a few minutes)"
+	$(SWIFT) run -c release --package-path $(BENCH_PACKAGE) compare $(COMPARE_ARGS)
+
+# Lints the package, builds every target (the ordo-one suite included) and runs each workload once at tiny sizes: the
+# tool exits non-zero when a result fails verification; then the JSON must hold a row of every workload.
+bench-smoke: deps
+	@echo "==> bench-smoke: swift format lint --strict"
+	$(SWIFT) format lint --strict --recursive $(BENCH_LINT_PATHS)
+	@echo "==> bench-smoke: build $(BENCH_PACKAGE) (release, every target)"
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE)
+	@echo "==> bench-smoke: compare at tiny sizes"
+	"$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)/compare" \
+		--n 2000 --lookups 2000 --runs 1 --memory-rows 20000 --json $(SMOKE_JSON)
+	@if command -v python3 >/dev/null 2>&1; then \
+		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $(SMOKE_JSON) \
+			|| { echo "error: $(SMOKE_JSON) is not valid JSON" >&2; exit 1; }; \
+	fi; \
+	for workload in $(SMOKE_WORKLOADS); do \
+		grep -q "\"workload\": \"$$workload\"" $(SMOKE_JSON) \
+			|| { echo "error: $(SMOKE_JSON) has no $$workload row" >&2; exit 1; }; \
+	done; \
+	echo "==> bench-smoke: OK (rows for $(SMOKE_WORKLOADS))"
+
+benchmark: deps
+	@echo "==> benchmark: per-operation suites (ordo-one/benchmark)"
+	$(SWIFT) package --package-path $(BENCH_PACKAGE) benchmark

@@ -68,6 +68,15 @@ public struct LMDBBuilder: DatabaseBuilder {
         return builder
     }
 
+    /// A builder for an unencrypted store of version 1 of a model made of these entity types: anyone who can read
+    /// the file can read the data.
+    public static func unencrypted(
+        databaseName: String, entities: [any Entity.Type], schemaVersion: UInt64 = 0
+    ) -> LMDBBuilder {
+        unencrypted(
+            databaseName: databaseName, model: Model(version: 1, entities: entities), schemaVersion: schemaVersion)
+    }
+
     /// Validates the configuration, then opens (creating when needed) the database.
     ///
     /// - Throws: `PersistenceError` — `invalidName`, `invalidConfiguration` (an empty passphrase, options out of

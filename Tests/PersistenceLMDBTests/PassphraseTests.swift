@@ -20,6 +20,20 @@ struct PassphraseTests {
         }
     }
 
+    @Test func opensUnencryptedStoresFromEntityTypes() throws {
+        try withTemporaryDirectory { directory in
+            var builder = LMDBBuilder.unencrypted(databaseName: "Plain", entities: [Secret.self], schemaVersion: 3)
+            builder.directory = directory
+            #expect(builder.passphrase == nil)
+            #expect(builder.model.version == 1)
+            #expect(builder.schemaVersion == 3)
+            let db = try builder.create()
+            #expect(!db.isEncrypted)
+            try db.create(Secret(id: 1, note: "visible", tag: "t"))
+            #expect(try Data(contentsOf: dataFile(directory, name: "Plain")).offset(of: Data("visible".utf8)) != nil)
+        }
+    }
+
     @Test func refusesAWrongPassphraseWhileTheStoreIsOpen() throws {
         try withTemporaryDirectory { directory in
             let open = try secrets(directory).create()

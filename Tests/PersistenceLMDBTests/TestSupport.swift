@@ -18,7 +18,7 @@ func secrets(_ directory: URL, passphrase: String = "correct horse battery stapl
 }
 
 /// The store's data file.
-func dataFile(_ directory: URL) -> URL { directory.appendingPathComponent("Secrets.lmdb") }
+func dataFile(_ directory: URL, name: String = "Secrets") -> URL { directory.appendingPathComponent(name + ".lmdb") }
 
 extension Data {
     /// Where `needle` first occurs, or `nil`.

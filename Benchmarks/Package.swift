@@ -1,0 +1,72 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target shares: Swift 6 mode comes from the tools version; these add the house rules.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// Persistence against the raw C APIs and GRDB, in one run on one machine.
+///
+/// A package of its own, so `swift test` at the repository root never builds GRDB or the benchmark tooling.
+/// `compare` prints the side-by-side table (`make compare`); `PersistenceBenchmarks` holds the per-operation suites
+/// with allocation counts (`make benchmark`).
+let package = Package(
+    name: "PersistenceBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "persistence", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        // The RuntimeInterposer trait (on by default) pulls in a package that is not needed for these metrics.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        // The C APIs themselves, for the raw baselines. Named apart from the root's CSQLite/CLMDB and GRDB's
+        // GRDBSQLite, so no two modules of the build share a name.
+        .systemLibrary(
+            name: "RawSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "RawLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+
+        .target(
+            name: "Workloads",
+            dependencies: [
+                "RawSQLite",
+                "RawLMDB",
+                .product(name: "PersistenceSQLite", package: "persistence"),
+                .product(name: "PersistenceLMDB", package: "persistence"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "compare",
+            dependencies: [
+                "Workloads",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "PersistenceBenchmarks",
+            dependencies: [
+                "Workloads",
+                .product(name: "Benchmark", package: "benchmark"),
+            ],
+            path: "Benchmarks/PersistenceBenchmarks",
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

@@ -1,0 +1,43 @@
+import Foundation
+import Workloads
+
+/// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]` (memory rows add `peak_rss_mib`).
+enum JSONReport {
+    static func write(_ rows: [ResultRow], to url: URL) throws {
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(render(rows).utf8).write(to: url, options: .atomic)
+    }
+
+    static func render(_ rows: [ResultRow]) -> String {
+        let objects = rows.map { row in
+            var fields = [
+                "\"workload\": \(quoted(row.workload))",
+                "\"impl\": \(quoted(row.implementation))",
+                "\"median_s\": \(number(row.medianSeconds))",
+                "\"ratio_vs_raw\": \(row.ratioVsRaw.map(number) ?? "null")",
+            ]
+            if let memory = row.memory {
+                fields.append("\"peak_rss_mib\": \(number(Double(memory.peakKiB) / 1024))")
+            }
+            return "  {" + fields.joined(separator: ", ") + "}"
+        }
+        return "[\n" + objects.joined(separator: ",\n") + "\n]\n"
+    }
+
+    private static func number(_ value: Double) -> String {
+        value.isFinite ? String(format: "%.6g", value) : "null"
+    }
+
+    private static func quoted(_ text: String) -> String {
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20: escaped += String(format: "\\u%04x", scalar.value)
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
+    }
+}

@@ -1,0 +1,109 @@
+import Workloads
+
+/// The tables of a run, as Markdown: SQLite, LMDB, opening (K), memory (M), then a summary of the targets.
+struct Report {
+    let rows: [ResultRow]
+    let memoryRows: Int
+
+    func render() -> String {
+        var sections: [String] = []
+        let sqlite = rows.filter { SQLiteWorkload(rawValue: $0.workload) != nil }
+        if !sqlite.isEmpty {
+            sections.append("## SQLite\n\n" + timingTable(sqlite, referenceTitle: "× GRDB").render())
+        }
+        let lmdb = rows.filter { ["L1", "L4", "L6"].contains($0.workload) }
+        if !lmdb.isEmpty {
+            sections.append(
+                "## LMDB\n\n" + timingTable(lmdb, referenceTitle: "× raw+AES").render()
+                    + "\n\nRatios are to raw plain LMDB; targets apply to ours-encrypted. Every implementation keeps "
+                    + "the `name` index (a keyed digest per record when encrypted).")
+        }
+        let opening = rows.filter { $0.workload == "K" }
+        if !opening.isEmpty {
+            var table = MarkdownTable(header: ["Impl", "Median s", "Opens/s", "× raw"], rightAligned: [1, 2, 3])
+            table.rows = opening.map { row in
+                [
+                    row.implementation, row.medianSeconds.secondsText, row.operationsPerSecond.rateText,
+                    ratio(row.ratioVsRaw),
+                ]
+            }
+            sections.append(
+                "## K: opening an existing store\n\n" + table.render()
+                    + "\n\nOurs-encrypted derives its key with scrypt (`KeyDerivation.owasp`: N = 2^17, r = 8, p = 1) "
+                    + "and checks the passphrase; raw is `mdb_env_open` plus opening its database.")
+        }
+        let memory = rows.filter { $0.workload == "M" }
+        if !memory.isEmpty { sections.append(memoryTable(memory)) }
+        sections.append(summary())
+        return sections.joined(separator: "\n\n")
+    }
+
+    private func timingTable(_ rows: [ResultRow], referenceTitle: String) -> MarkdownTable {
+        var table = MarkdownTable(
+            header: ["Workload", "Impl", "Median s", "Ops/s", "× raw", referenceTitle, "Target (ours)", "Met"],
+            rightAligned: [2, 3, 4, 5])
+        table.rows = rows.map { row in
+            [
+                row.workload, row.implementation, row.medianSeconds.secondsText, row.operationsPerSecond.rateText,
+                ratio(row.ratioVsRaw), ratio(row.ratioVsReference), row.target?.text ?? "", mark(row.meetsTarget),
+            ]
+        }
+        return table
+    }
+
+    private func memoryTable(_ rows: [ResultRow]) -> String {
+        var table = MarkdownTable(
+            header: [
+                "Impl", "Rows", "Iterate s", "× raw", "Peak RSS MiB", "Anon peak MiB", "File peak MiB", "Target", "Met",
+            ],
+            rightAligned: [1, 2, 3, 4, 5, 6])
+        table.rows = rows.map { row in
+            let memory = row.memory ?? MemoryReport()
+            return [
+                row.implementation, memory.rows.grouped, row.medianSeconds.secondsText, ratio(row.ratioVsRaw),
+                mebibytes(memory.peakKiB), mebibytes(memory.anonymousPeakKiB), mebibytes(memory.filePeakKiB),
+                row.target?.text ?? "", mark(row.meetsTarget),
+            ]
+        }
+        let openPeak = rows.first { $0.implementation == MemorySubject.lmdbOursEncrypted.rawValue }?.memory?.openPeakKiB
+        let reset = rows.allSatisfy { $0.memory?.peakWasReset == true }
+        var notes = [
+            "Each store is filled by one child process (records streamed from the generator) and iterated by another, "
+                + "one record at a time (`forEach` for ours), so each peak belongs to that iteration alone.",
+            reset
+                ? "Peak RSS is `VmHWM` during the iteration: the counter is reset after opening"
+                    + (openPeak.map { " (opening the encrypted store peaks at \(mebibytes($0)) MiB: scrypt)" } ?? "")
+                    + "."
+                : "Peak RSS is `VmHWM` since the process started (resetting it failed), so it includes opening.",
+            "Anon and file peaks sample `RssAnon` and `RssFile` every 1,024 records. LMDB maps its file: every page "
+                + "read stays resident as file-backed memory the kernel can drop at will, so peak RSS grows with the "
+                + "store. The < 64 MiB target is judged on peak RSS for SQLite and on anonymous memory for LMDB.",
+        ]
+        if memoryRows != rows.first?.memory?.rows { notes.removeAll() }
+        return "## M: iterating \(memoryRows.grouped) records\n\n" + table.render() + "\n\n"
+            + notes.map { "- " + $0 }.joined(separator: "\n")
+    }
+
+    private func summary() -> String {
+        let judged = rows.filter { $0.meetsTarget != nil }
+        let missed = judged.filter { $0.meetsTarget == false }
+        var text = "Targets met: \(judged.count - missed.count) of \(judged.count)."
+        if !missed.isEmpty {
+            text +=
+                " Missed: " + missed.map { "\($0.workload) (\($0.target?.text ?? ""))" }.joined(separator: ", ") + "."
+        }
+        return text
+    }
+
+    private func ratio(_ value: Double?) -> String {
+        value.map { $0.formatted(digits: 2) } ?? "–"
+    }
+
+    private func mark(_ met: Bool?) -> String {
+        met.map { $0 ? "✓" : "✗" } ?? ""
+    }
+
+    private func mebibytes(_ kib: Int) -> String {
+        (Double(kib) / 1024).formatted(digits: 1)
+    }
+}

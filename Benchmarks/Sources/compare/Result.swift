@@ -1,0 +1,94 @@
+import Workloads
+
+/// One line of the report: an implementation's median on one workload, and how it compares.
+struct ResultRow {
+    var workload: String
+    var implementation: String
+    var medianSeconds: Double
+    var operations: Int
+    /// Ratio of medians to the raw C API on the same engine (raw plain for LMDB); `nil` when there is no raw row.
+    var ratioVsRaw: Double?
+    /// Ratio to the second reference: GRDB for SQLite, raw + AES-GCM for LMDB.
+    var ratioVsReference: Double?
+    var target: Target?
+    var memory: MemoryReport?
+
+    var operationsPerSecond: Double { medianSeconds > 0 ? Double(operations) / medianSeconds : 0 }
+
+    /// Whether the target is met, or `nil` when the row has none.
+    var meetsTarget: Bool? { target.map { $0.isMet(by: self) } }
+}
+
+/// What "ours" must achieve on a workload.
+struct Target {
+    /// The largest acceptable ratio to raw.
+    var maximumRatioVsRaw: Double?
+    /// Whether ours must be faster than the reference (GRDB).
+    var mustBeatReference = false
+    /// The most memory, in MiB, and which figure it applies to.
+    var maximumMiB: Double?
+    var memoryFigure: MemoryFigure = .peak
+
+    enum MemoryFigure {
+        /// Peak resident size (`VmHWM`) during the iteration.
+        case peak
+        /// Peak anonymous (heap) memory: for memory-mapped stores, whose file pages count as resident.
+        case anonymous
+    }
+
+    var text: String {
+        var parts: [String] = []
+        if let maximumRatioVsRaw { parts.append("≤ \(maximumRatioVsRaw.formatted(digits: 1))× raw") }
+        if mustBeatReference { parts.append("< GRDB") }
+        if let maximumMiB {
+            parts.append("< \(Int(maximumMiB)) MiB " + (memoryFigure == .peak ? "peak RSS" : "anon"))
+        }
+        return parts.joined(separator: ", ")
+    }
+
+    func isMet(by row: ResultRow) -> Bool {
+        if let maximumRatioVsRaw, let ratio = row.ratioVsRaw, ratio > maximumRatioVsRaw { return false }
+        if mustBeatReference, let ratio = row.ratioVsReference, ratio >= 1 { return false }
+        if let maximumMiB, let memory = row.memory {
+            let kib = memoryFigure == .peak ? memory.peakKiB : memory.anonymousPeakKiB
+            if Double(kib) / 1024 >= maximumMiB { return false }
+        }
+        return true
+    }
+
+    /// The targets for "ours".
+    static func sqlite(_ workload: SQLiteWorkload) -> Target {
+        switch workload {
+        case .s1, .s2, .s3, .s5, .s6: Target(maximumRatioVsRaw: 1.5, mustBeatReference: true)
+        case .s4: Target(maximumRatioVsRaw: 2, mustBeatReference: true)
+        // Bound by one fsync per commit: reported against raw, judged only against GRDB.
+        case .s7: Target(mustBeatReference: true)
+        }
+    }
+
+    /// The targets for ours-encrypted (none for K).
+    static func lmdb(_ workload: LMDBWorkload) -> Target? {
+        switch workload {
+        case .l1: Target(maximumRatioVsRaw: 3)
+        case .l4: Target(maximumRatioVsRaw: 2.5)
+        case .l6: Target(maximumRatioVsRaw: 5)
+        case .k: nil
+        }
+    }
+
+    static func memory(_ subject: MemorySubject) -> Target? {
+        switch subject {
+        case .sqliteOurs: Target(maximumMiB: 64, memoryFigure: .peak)
+        case .lmdbOursEncrypted: Target(maximumMiB: 64, memoryFigure: .anonymous)
+        case .sqliteRaw, .lmdbRaw: nil
+        }
+    }
+}
+
+/// The median of measurements (the mean of the middle two for an even count).
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    let middle = sorted.count / 2
+    return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import Workloads
+
+/// The default command: runs the selected workloads, prints the tables, writes the JSON.
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the workloads (the default command)."
+    )
+
+    @Option(help: "N: records per workload.")
+    var n = 100_000
+
+    @Option(help: "Random point lookups in S3 and L4.")
+    var lookups = 100_000
+
+    @Option(help: "Runs per workload and implementation; the table shows medians.")
+    var runs = 5
+
+    @Option(help: "Records the memory workload (M) iterates; 0 skips it.")
+    var memoryRows = 1_000_000
+
+    @Option(help: "Comma-separated workload ids to run (S1–S7, L1, L4, L6, K, M); all when omitted.")
+    var only: String?
+
+    @Option(help: "Where to write the results as JSON.")
+    var json = ".benchmarks/compare.json"
+
+    func validate() throws {
+        guard n >= 1 else { throw ValidationError("--n must be at least 1") }
+        guard lookups >= 1 else { throw ValidationError("--lookups must be at least 1") }
+        guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
+        guard memoryRows >= 0 else { throw ValidationError("--memory-rows can't be negative") }
+        _ = try parseSelection(only)
+    }
+
+    func run() throws {
+        let selection = try parseSelection(only)
+        let started = ContinuousClock.now
+        print("# Persistence benchmarks: ours vs raw C vs GRDB\n")
+        print("Machine: \(Machine.current().description)")
+        print(
+            "N = \(n.grouped) records · \(lookups.grouped) point lookups · 1,000 lookups by name · "
+                + "\(min(1000, n).grouped) single-insert transactions · \(runs) runs per implementation (median)")
+        #if DEBUG
+            print("\n**Debug build: these numbers mean nothing. Use `swift run -c release` (`make compare`).**")
+        #endif
+
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let needsDataset = selection.contains { $0.sqlite != nil || $0.lmdb != nil }
+        let dataset = needsDataset ? Dataset(count: n, lookups: lookups, singleInserts: min(1000, n)) : nil
+        let harness = Harness(runs: runs, scratch: scratch)
+
+        var rows: [ResultRow] = []
+        for id in selection {
+            if let workload = id.sqlite, let dataset {
+                rows += try harness.measure(workload, dataset: dataset)
+            } else if let workload = id.lmdb, let dataset {
+                rows += try harness.measure(workload, dataset: dataset)
+            } else if id == .m, memoryRows > 0 {
+                rows += try MemoryHarness(rows: memoryRows, scratch: scratch).measure()
+            }
+        }
+
+        print("")
+        print(Report(rows: rows, memoryRows: memoryRows).render())
+        let path = URL(fileURLWithPath: json)
+        try JSONReport.write(rows, to: path)
+        let elapsed = started.duration(to: .now).components.seconds
+        print("\nJSON: \(path.path) · wall time \(elapsed / 60) min \(elapsed % 60) s")
+    }
+}
+
+/// A temporary directory for the run's stores, removed at the end; each measurement gets a fresh folder in it.
+final class ScratchDirectory {
+    let url: URL
+    private var counter = 0
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "persistence-compare-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString.prefix(8))",
+            isDirectory: true)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    /// A new empty folder.
+    func fresh(_ label: String) throws -> URL {
+        counter += 1
+        let folder = url.appendingPathComponent("\(counter)-\(label)", isDirectory: true)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}
+
+/// Progress, on standard error so standard output holds only the report.
+func progress(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}

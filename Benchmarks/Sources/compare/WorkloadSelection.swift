@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import Workloads
+
+/// The workload ids `--only` accepts, in the order they run.
+enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
+    case s1 = "S1"
+    case s2 = "S2"
+    case s3 = "S3"
+    case s4 = "S4"
+    case s5 = "S5"
+    case s6 = "S6"
+    case s7 = "S7"
+    case l1 = "L1"
+    case l4 = "L4"
+    case l6 = "L6"
+    case k = "K"
+    case m = "M"
+
+    init?(argument: String) {
+        self.init(rawValue: argument.uppercased())
+    }
+
+    var sqlite: SQLiteWorkload? { SQLiteWorkload(rawValue: rawValue) }
+    var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
+}
+
+/// Parses `--only S1,L4,K,M`.
+func parseSelection(_ text: String?) throws -> [WorkloadID] {
+    guard let text, !text.isEmpty else { return WorkloadID.allCases }
+    var selected = Set<WorkloadID>()
+    for item in text.split(separator: ",") {
+        let name = item.trimmingCharacters(in: .whitespaces)
+        guard let id = WorkloadID(argument: name) else {
+            let known = WorkloadID.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ValidationError("unknown workload '\(name)' in --only (known: \(known))")
+        }
+        selected.insert(id)
+    }
+    return WorkloadID.allCases.filter(selected.contains)
+}

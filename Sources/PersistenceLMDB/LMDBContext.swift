@@ -37,9 +37,13 @@ public final class LMDBContext: DatabaseContext {
     }
 
     @inline(__always)
-    private var readers = LastRecordReader()
+    private var coders = RecordCoders()
 
-    private func reader(for store: EntityStore) -> RecordReader { readers.reader(for: store.layout) }
+    private func reader(for store: EntityStore) -> RecordReader { coders.reader(for: store.layout) }
+
+    private func encode<E: Entity>(_ entity: E, _ store: EntityStore) throws -> [Value] {
+        try coders.writer(for: store.layout).encode(entity)
+    }
 
     private func use(writing: Bool) throws {
         guard !isExpired else {
@@ -55,7 +59,7 @@ public final class LMDBContext: DatabaseContext {
     public func create<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        try insert(RecordEncoder.encode(entity, layout: store.layout), into: store)
+        try insert(encode(entity, store), into: store)
     }
 
     public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
@@ -90,7 +94,7 @@ public final class LMDBContext: DatabaseContext {
     public func update<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        let values = try RecordEncoder.encode(entity, layout: store.layout)
+        let values = try encode(entity, store)
         let key = try recordKey(values[store.layout.primaryKeyIndex], store)
         guard let old = try load(key, store) else {
             throw PersistenceError(.notFound, "no \(store.layout.entity.name) has that primary key")
@@ -101,7 +105,7 @@ public final class LMDBContext: DatabaseContext {
     public func upsert<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        let values = try RecordEncoder.encode(entity, layout: store.layout)
+        let values = try encode(entity, store)
         let key = try recordKey(values[store.layout.primaryKeyIndex], store)
         if let old = try load(key, store) {
             try replace(old, with: values, key: key, in: store)

@@ -27,9 +27,9 @@ public final class SQLiteContext: DatabaseContext {
 
     func expire() { isExpired = true }
 
-    private var readers = LastRecordReader()
+    private var coders = RecordCoders()
 
-    private func reader(for mapping: TableMapping) -> RecordReader { readers.reader(for: mapping.layout) }
+    private func reader(for mapping: TableMapping) -> RecordReader { coders.reader(for: mapping.layout) }
 
     /// The connection, after checking the context may be used (and may write, when `writing`).
     @inline(__always)
@@ -188,7 +188,7 @@ public final class SQLiteContext: DatabaseContext {
     @discardableResult
     @inline(__always)
     private func bindRecord<E: Entity>(_ entity: E, mapping: TableMapping, to statement: Statement) throws -> Int {
-        let values = try RecordEncoder.encode(entity, layout: mapping.layout)
+        let values = try coders.writer(for: mapping.layout).encode(entity)
         for index in values.indices { try statement.bind(values[index], at: Int32(index + 1)) }
         return values.count
     }

@@ -61,23 +61,49 @@ private func check(_ condition: Bool, _ message: @autoclosure () -> String) thro
     guard condition else { throw WrongResult(description: message()) }
 }
 
+/// Writes a batch into an empty store, measuring the write only; the store is emptied outside the measurement.
+private func registerWrite<S>(
+    _ name: String, _ fixture: Fixture<S>, open: @escaping (URL) throws -> S, write: @escaping (S) throws -> Void,
+    empty: @escaping (S) throws -> Void
+) {
+    Benchmark(
+        name,
+        closure: { benchmark in
+            guard let store = fixture.subject else { throw WrongResult(description: "no store") }
+            benchmark.startMeasurement()
+            try write(store)
+            benchmark.stopMeasurement()
+            try empty(store)
+        },
+        setup: { _ = try fixture.open(open) },
+        teardown: { fixture.close() })
+}
+
+/// Reads from a filled store (opened by `setup`), checking how many records came back.
+private func registerRead<S, R>(
+    _ name: String, _ fixture: Fixture<S>, setup: @escaping () throws -> Void, expecting count: Int,
+    read: @escaping (S) throws -> [R]
+) {
+    Benchmark(
+        name,
+        closure: { _ in
+            guard let store = fixture.subject else { throw WrongResult(description: "no store") }
+            let records = try read(store)
+            try check(records.count == count, "read \(records.count) records, expected \(count)")
+            blackHole(records)
+        },
+        setup: setup,
+        teardown: { fixture.close() })
+}
+
 private func registerSQLite<S: SQLiteSubject>(_ subject: S.Type, _ dataset: Dataset) {
     let records = dataset.people.map(S.Record.init)
     let ids = Array(dataset.lookupIDs.prefix(lookupCount))
 
-    // Insert N in one transaction; the store is emptied outside the measurement after each iteration.
-    let inserting = Fixture<S>("sqlite-insert-\(S.implementation)")
-    Benchmark(
+    registerWrite(
         "SQLite insert \(recordCount) in one transaction · \(S.implementation)",
-        closure: { benchmark in
-            guard let store = inserting.subject else { throw WrongResult(description: "no store") }
-            benchmark.startMeasurement()
-            try store.insert(records)
-            benchmark.stopMeasurement()
-            try store.removeAll()
-        },
-        setup: { _ = try inserting.open { try S(directory: $0) } },
-        teardown: { inserting.close() })
+        Fixture<S>("sqlite-insert-\(S.implementation)"), open: { try S(directory: $0) },
+        write: { try $0.insert(records) }, empty: { try $0.removeAll() })
 
     let reading = Fixture<S>("sqlite-read-\(S.implementation)")
     let openFilled = {
@@ -86,44 +112,22 @@ private func registerSQLite<S: SQLiteSubject>(_ subject: S.Type, _ dataset: Data
             return try S(directory: folder)
         }
     }
-    Benchmark(
-        "SQLite fetch all \(recordCount) · \(S.implementation)",
-        closure: { _ in
-            guard let store = reading.subject else { throw WrongResult(description: "no store") }
-            let fetched = try store.fetchAll()
-            try check(fetched.count == recordCount, "fetched \(fetched.count) records")
-            blackHole(fetched)
-        },
-        setup: openFilled,
-        teardown: { reading.close() })
-    Benchmark(
-        "SQLite \(lookupCount) point lookups · \(S.implementation)",
-        closure: { _ in
-            guard let store = reading.subject else { throw WrongResult(description: "no store") }
-            let found = try store.lookup(ids: ids)
-            try check(found.count == ids.count, "found \(found.count) of \(ids.count) records")
-            blackHole(found)
-        },
-        setup: openFilled,
-        teardown: { reading.close() })
+    registerRead(
+        "SQLite fetch all \(recordCount) · \(S.implementation)", reading, setup: openFilled,
+        expecting: recordCount, read: { try $0.fetchAll() })
+    registerRead(
+        "SQLite \(lookupCount) point lookups · \(S.implementation)", reading, setup: openFilled,
+        expecting: ids.count, read: { try $0.lookup(ids: ids) })
 }
 
 private func registerLMDB<S: LMDBSubject>(_ subject: S.Type, _ dataset: Dataset) {
     let people = dataset.people
     let ids = Array(dataset.lookupIDs.prefix(lookupCount))
 
-    let putting = Fixture<S>("lmdb-put-\(S.implementation)")
-    Benchmark(
+    registerWrite(
         "LMDB put \(recordCount) in one transaction · \(S.implementation)",
-        closure: { benchmark in
-            guard let store = putting.subject else { throw WrongResult(description: "no store") }
-            benchmark.startMeasurement()
-            try store.put(people)
-            benchmark.stopMeasurement()
-            try store.removeAll()
-        },
-        setup: { _ = try putting.open { try S(directory: $0) } },
-        teardown: { putting.close() })
+        Fixture<S>("lmdb-put-\(S.implementation)"), open: { try S(directory: $0) }, write: { try $0.put(people) },
+        empty: { try $0.removeAll() })
 
     // One open store for both read benchmarks (an encrypted open costs a key derivation).
     let reading = Fixture<S>("lmdb-read-\(S.implementation)")
@@ -134,24 +138,10 @@ private func registerLMDB<S: LMDBSubject>(_ subject: S.Type, _ dataset: Dataset)
             return store
         }
     }
-    Benchmark(
-        "LMDB \(lookupCount) gets · \(S.implementation)",
-        closure: { _ in
-            guard let store = reading.subject else { throw WrongResult(description: "no store") }
-            let found = try store.get(ids: ids)
-            try check(found.count == ids.count, "found \(found.count) of \(ids.count) records")
-            blackHole(found)
-        },
-        setup: openFilled,
-        teardown: { reading.close() })
-    Benchmark(
-        "LMDB scan \(recordCount) · \(S.implementation)",
-        closure: { _ in
-            guard let store = reading.subject else { throw WrongResult(description: "no store") }
-            let scanned = try store.scan()
-            try check(scanned.count == recordCount, "scanned \(scanned.count) records")
-            blackHole(scanned)
-        },
-        setup: openFilled,
-        teardown: { reading.close() })
+    registerRead(
+        "LMDB \(lookupCount) gets · \(S.implementation)", reading, setup: openFilled, expecting: ids.count,
+        read: { try $0.get(ids: ids) })
+    registerRead(
+        "LMDB scan \(recordCount) · \(S.implementation)", reading, setup: openFilled, expecting: recordCount,
+        read: { try $0.scan() })
 }

@@ -169,21 +169,6 @@ package final class RecordReader {
     }
 }
 
-/// The reader of the layout read last: a transaction that reads one entity again and again (point lookups in a
-/// loop) reuses one reader instead of making one per record.
-package struct LastRecordReader {
-    private var last: RecordReader?
-
-    package init() {}
-
-    package mutating func reader(for layout: RecordLayout) -> RecordReader {
-        if let last, last.layout === layout { return last }
-        let reader = RecordReader(layout: layout)
-        last = reader
-        return reader
-    }
-}
-
 private struct EntityDecoder: Decoder {
     let reader: RecordReader
     var codingPath: [any CodingKey] { [] }

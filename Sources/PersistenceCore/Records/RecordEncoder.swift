@@ -4,10 +4,7 @@ import Foundation
 package enum RecordEncoder {
     /// The values of `entity`, one per attribute of `layout`.
     package static func encode<E: Encodable>(_ entity: E, layout: RecordLayout) throws -> [Value] {
-        let storage = EncodingStorage(layout: layout)
-        try entity.encode(to: EntityEncoder(storage: storage))
-        if let failure = storage.failure { throw failure }
-        return storage.values
+        try RecordWriter(layout: layout).encode(entity)
     }
 
     /// Converts a non-primitive `Encodable` to the value an attribute of `type` stores.
@@ -52,6 +49,27 @@ package enum RecordEncoder {
     }
 }
 
+/// Encodes many records of one layout, one after another: a transaction makes one and reuses it for every record,
+/// so a record costs no encoder state of its own. Not thread-safe.
+package final class RecordWriter {
+    private let storage: EncodingStorage
+
+    package var layout: RecordLayout { storage.layout }
+
+    package init(layout: RecordLayout) { storage = EncodingStorage(layout: layout) }
+
+    /// The values of `entity`, one per attribute of the layout.
+    ///
+    /// The array shares the writer's storage until the next record overwrites it in place: a caller that keeps
+    /// it across records gets its own copy then, as with any array.
+    package func encode<E: Encodable>(_ entity: E) throws -> [Value] {
+        storage.reset()
+        try entity.encode(to: EntityEncoder(storage: storage))
+        if let failure = storage.failure { throw failure }
+        return storage.values
+    }
+}
+
 final class EncodingStorage {
     let layout: RecordLayout
     var values: [Value]
@@ -61,6 +79,13 @@ final class EncodingStorage {
     init(layout: RecordLayout) {
         self.layout = layout
         values = Array(repeating: .null, count: layout.names.count)
+    }
+
+    /// Clears the values for the next record, in place: attributes a record doesn't encode stay `nil`.
+    func reset() {
+        for index in values.indices { values[index] = .null }
+        next = 0
+        failure = nil
     }
 
     /// Stores a value; an attribute the schema does not know means `encode(to:)` and `init(from:)` disagree.

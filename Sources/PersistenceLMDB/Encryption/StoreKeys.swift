@@ -126,7 +126,9 @@ final class StoreKeys: Sendable {
     ///   - nonce: A nonce from the store's ``NonceSequence``; it must never have been used before.
     /// - Returns: `nonce (12 bytes) || ciphertext || tag (16 bytes)`.
     /// - Throws: ``PersistenceError`` with code `.invalidValue` when the value cannot be sealed.
-    func seal(_ plaintext: Data, authenticating aad: Data, nonce: AES.GCM.Nonce) throws -> Data {
+    func seal(
+        _ plaintext: some DataProtocol, authenticating aad: some DataProtocol, nonce: AES.GCM.Nonce
+    ) throws -> Data {
         let combined: Data?
         do {
             combined = try AES.GCM.seal(plaintext, using: valueKey, nonce: nonce, authenticating: aad).combined

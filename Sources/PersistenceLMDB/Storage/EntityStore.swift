@@ -30,10 +30,8 @@ final class EntityStore: Sendable {
         aadPrefix = Array(name.utf8) + [0]
     }
 
-    /// What a sealed record authenticates besides itself: the entity and the record's key.
-    func authenticatedData(for key: Data) -> Data { Data(aadPrefix) + key }
-
-    /// Calls `body` with the authenticated data for `key`, built on the stack: reads need it once per record.
+    /// Calls `body` with what a sealed record authenticates besides itself — the entity and the record's key —
+    /// built on the stack: reads and writes need it once per record.
     func withAuthenticatedData<R>(for key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R)
         rethrows -> R
     {

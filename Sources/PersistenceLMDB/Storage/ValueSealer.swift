@@ -19,7 +19,10 @@ struct ValueSealer: Sendable {
     ) throws -> Data {
         let encoded = RecordCodec.encode(values)
         guard let keys else { return Data(encoded) }
-        return try keys.seal(Data(encoded), authenticating: entity.authenticatedData(for: key), nonce: nonce())
+        let nonce = try nonce()
+        return try key.withUnsafeBytes { key in
+            try entity.withAuthenticatedData(for: key) { try keys.seal(encoded, authenticating: $0, nonce: nonce) }
+        }
     }
 
     /// The values of a record from its stored bytes, read in place.

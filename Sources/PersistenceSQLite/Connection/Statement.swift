@@ -137,12 +137,10 @@ final class Statement {
         for index in 0..<count { values[index] = column(Int32(index)) }
     }
 
-    /// All columns of the current row.
-    @inline(__always)
+    /// All columns of the current row, in a new array.
     func row() -> [Value] {
         var values: [Value] = []
-        values.reserveCapacity(Int(columnCount))
-        for index in 0..<columnCount { values.append(column(index)) }
+        readRow(into: &values)
         return values
     }
 

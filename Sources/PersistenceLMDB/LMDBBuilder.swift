@@ -33,8 +33,25 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// Where the store's files go; `nil` for the same per-user default as the SQLite backend. A given directory
     /// must exist and be writable.
     public var directory: URL?
-    /// The initial size of the memory map; it doubles whenever a write fills it.
-    public var initialMapSize = 64 << 20
+    /// The size of the memory map LMDB opens the file with: the most the store can hold before the map grows.
+    ///
+    /// The map is address space, not disk or memory: the file only grows as data is written, and pages are read in
+    /// as they are touched. So the default is large — ``defaultMapSize``, 1 TiB on 64-bit macOS and Linux — and a
+    /// store practically never fills it. The map also grows ahead of need, before a write begins, whenever less
+    /// than half of it is free. A write block is never run twice: one that fills the map anyway is rolled back whole
+    /// and throws `storageFull` (the map is then larger, so it can be run again). When the system refuses a map this
+    /// large (`ENOMEM`, a limited address space), the store opens with the largest half-size that it accepts.
+    public var initialMapSize = LMDBBuilder.defaultMapSize
+    /// The default ``initialMapSize``: 1 TiB on 64-bit macOS and Linux; 4 GiB on iOS, tvOS, watchOS and visionOS,
+    /// whose apps get less address space; 1 GiB on 32-bit systems.
+    public static let defaultMapSize: Int = {
+        guard MemoryLayout<Int>.size == 8 else { return 1 << 30 }
+        #if os(iOS) || os(tvOS) || os(watchOS) || os(visionOS)
+            return 4 << 30
+        #else
+            return 1 << 40
+        #endif
+    }()
     /// How many read transactions may be open at once across the processes using the store.
     public var maximumReaders = 126
     /// The scrypt parameters for a new encrypted store (an existing store keeps the ones it was created with).

@@ -4,10 +4,12 @@ public import PersistenceCore
 
 /// A database in one LMDB file, made by ``LMDBBuilder``; values sealed with AES-GCM when it has a passphrase.
 ///
-/// Reads run concurrently with the single writer, each on a consistent snapshot. Writes are serialized, run
-/// synchronously under a lock, and when the map fills up the map is grown and the write block run again from the
-/// start in a new transaction — so a write block should only change the database (its other side effects may
-/// repeat).
+/// Reads run concurrently with the single writer, each on a consistent snapshot. Writes are serialized and run
+/// synchronously under a lock. **A write block runs exactly once**: the memory map is large by default and grows
+/// ahead of need before a write begins; a write that fills it anyway is rolled back whole and throws `storageFull`
+/// (nothing of it is stored, and the map has grown, so running it again can succeed) — the block is never re-run by
+/// the library, so its side effects, and the elements of a single-pass sequence given to `create(_:)`, are never
+/// repeated or lost. A full disk is `storageFull` too, with every committed write intact.
 public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     public typealias Context = LMDBContext
 

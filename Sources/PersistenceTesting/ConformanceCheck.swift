@@ -47,8 +47,9 @@ public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
 public enum ConformanceSuite {
     /// Every check, in a stable order.
     public static let checks: [ConformanceCheck] =
-        RoundTripChecks.all + ConstraintChecks.all + QueryChecks.all + IterationChecks.all + MutationChecks.all
-        + TransactionChecks.all
+        RoundTripChecks.all + EdgeValueChecks.all + ConstraintChecks.all + QueryChecks.all + IterationChecks.all
+        + MutationChecks.all
+        + TransactionChecks.all + StorageChecks.all
         + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all
 }
 

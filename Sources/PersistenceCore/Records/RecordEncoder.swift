@@ -10,7 +10,7 @@ package enum RecordEncoder {
     /// Converts a non-primitive `Encodable` to the value an attribute of `type` stores.
     static func value<T: Encodable>(_ value: T, as type: AttributeType, attribute: String) throws -> Value {
         switch value {
-        case let date as Date: return .real(date.timeIntervalSinceReferenceDate)
+        case let date as Date: return .real(date.timeIntervalSinceReferenceDate.canonicalForStorage)
         case let uuid as UUID: return uuid.storedValue
         case let url as URL: return .text(url.absoluteString)
         case let data as Data: return .blob(data)
@@ -37,7 +37,7 @@ package enum RecordEncoder {
         guard !value.isNaN else {
             throw PersistenceError(.invalidValue, "attribute '\(attribute)' is NaN, which can't be stored or compared")
         }
-        return .real(value)
+        return .real(value.canonicalForStorage)
     }
 
     static func checked<T: BinaryInteger>(_ value: T, attribute: String) throws -> Value {

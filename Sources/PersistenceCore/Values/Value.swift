@@ -13,7 +13,8 @@ public enum Value: Sendable {
     case null
     /// A signed 64-bit integer; also holds `Bool` (0/1) and every fixed-width integer type.
     case integer(Int64)
-    /// A double-precision float; also holds `Float` and `Date` (seconds since 2001-01-01). Never NaN.
+    /// A double-precision float; also holds `Float` and `Date` (seconds since 2001-01-01). Never NaN; `-0.0` is
+    /// stored as `0.0` (they are equal, so every backend indexes and reads them as one value).
     case real(Double)
     /// Unicode text; also holds `URL` and `String` raw-value enums.
     case text(String)
@@ -148,4 +149,14 @@ extension Value: CustomStringConvertible {
         case .blob(let data): "blob(\(data.count) bytes)"
         }
     }
+}
+
+extension Double {
+    /// The form in which a real is stored and indexed: `-0.0` becomes `0.0`, every other value is itself.
+    ///
+    /// `-0.0 == 0.0`, so two records holding them must be found by the same equality condition; index keys are
+    /// hashes of bytes, and the two differ in their sign bit. SQLite already reads `-0.0` back as `0.0`, so that is
+    /// the one round-trip rule on every backend.
+    @inline(__always)
+    package var canonicalForStorage: Double { self == 0 ? 0 : self }
 }

@@ -38,10 +38,10 @@ extension Bool: ValueConvertible {
     public var storedValue: Value { .integer(self ? 1 : 0) }
 }
 extension Double: ValueConvertible {
-    public var storedValue: Value { .real(self) }
+    public var storedValue: Value { .real(canonicalForStorage) }
 }
 extension Float: ValueConvertible {
-    public var storedValue: Value { .real(Double(self)) }
+    public var storedValue: Value { .real(Double(self).canonicalForStorage) }
 }
 extension String: ValueConvertible {
     public var storedValue: Value { .text(self) }
@@ -54,7 +54,7 @@ extension Data: ValueConvertible {
 }
 extension Date: ValueConvertible {
     /// Seconds since 2001-01-01 00:00:00 UTC (`timeIntervalSinceReferenceDate`), which round-trips exactly.
-    public var storedValue: Value { .real(timeIntervalSinceReferenceDate) }
+    public var storedValue: Value { .real(timeIntervalSinceReferenceDate.canonicalForStorage) }
 }
 extension UUID: ValueConvertible {
     /// The 16 bytes of the UUID.

@@ -24,7 +24,24 @@ final class Environment: @unchecked Sendable {
     private let readDepth = ThreadCounter()
 
     /// Opens the environment of the file at `path` (with `path-lock` beside it).
-    init(path: String, mapSize: Int, maximumReaders: Int, maximumDatabases: Int) throws {
+    ///
+    /// When the system refuses the map (`ENOMEM`: a limited address space), opens with half the size, down to the
+    /// 1 MiB the builder accepts at least: a smaller map only means earlier growth.
+    convenience init(path: String, mapSize: Int, maximumReaders: Int, maximumDatabases: Int) throws {
+        var size = mapSize
+        while true {
+            do {
+                try self.init(
+                    path: path, exactMapSize: size, maximumReaders: maximumReaders,
+                    maximumDatabases: maximumDatabases)
+                return
+            } catch let error as PersistenceError where error.nativeCode == ENOMEM && size / 2 >= 1 << 20 {
+                size /= 2
+            }
+        }
+    }
+
+    private init(path: String, exactMapSize mapSize: Int, maximumReaders: Int, maximumDatabases: Int) throws {
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "could not create an LMDB environment")
         guard let env else { throw PersistenceError(.backend, "LMDB returned no environment") }
@@ -41,7 +58,7 @@ final class Environment: @unchecked Sendable {
             try LMDBError.check(mdb_env_open(env, path, flags, 0o600), "could not open the store file")
         } catch {
             mdb_env_close(env)
-            throw error is LMDBError.MapFull ? PersistenceError(.storageFull, "the map is too small") : error
+            throw error
         }
         // Free reader slots left by processes that died mid-read, so they can't pin old pages or fill the table.
         var stale: Int32 = 0
@@ -70,49 +87,88 @@ final class Environment: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` in a write transaction, committing when it returns; when the map fills up, grows it and runs
-    /// `body` again in a new transaction. The caller holds ``writer``.
+    /// Runs `body` once in a write transaction, committing when it returns. The caller holds ``writer``.
+    ///
+    /// `body` is never run twice: LMDB can't grow the map while a transaction is open, so the map is grown *ahead*
+    /// of need before the transaction begins (see ``growAheadOfNeed()``). A write that still fills the map is
+    /// rolled back whole and throws `storageFull` (the map is grown for the next attempt); re-running the block
+    /// instead would repeat its side effects and lose what a single-pass sequence had already handed over.
     func write<R>(_ body: (Transaction) throws -> R) throws -> R {
+        try growAheadOfNeed()
         while true {
             do {
                 return try growth.withShared {
+                    // Throws MapResized before `body` has run, the only case that begins again.
                     let transaction = try Transaction(environment: self, readOnly: false)
                     do {
                         let result = try body(transaction)
+                        // `body` may have caught the failure itself: the transaction is unusable all the same.
                         if transaction.sawMapFull { throw LMDBError.MapFull() }
                         try transaction.commit()
                         return result
                     } catch {
                         transaction.abort()
                         if transaction.sawMapFull { throw LMDBError.MapFull() }
+                        // A MapResized from inside `body` (another store's) must not run `body` again.
+                        if error is LMDBError.MapResized {
+                            throw PersistenceError(.backend, "a map was resized during the write")
+                        }
                         throw error
                     }
                 }
-            } catch is LMDBError.MapFull {
-                try grow()
             } catch is LMDBError.MapResized {
+                // Nothing of `body` has run yet: adopt the other process's map size and begin again.
                 try adoptResizedMap()
+            } catch is LMDBError.MapFull {
+                // Outside the shared hold: growing takes the growth lock exclusively.
+                throw mapFull()
             }
         }
     }
 
-    /// Doubles the map. Waits until no transaction of this process is open, as `mdb_env_set_mapsize` requires.
-    private func grow() throws {
-        // A read open on this thread (a write started inside a read block) would keep the growth lock shared
-        // forever: refuse instead of waiting for ourselves.
-        guard readDepth.value == 0 else {
-            throw PersistenceError(
-                .storageFull,
-                "the map is full and can't grow while this thread has a read transaction open; "
-                    + "start the write outside the read block")
+    /// The error of a write that filled the map, after growing the map for the next attempt when this thread has
+    /// no read open (growing waits for every transaction of the process to end).
+    private func mapFull() -> PersistenceError {
+        var grown = false
+        if readDepth.value == 0 {
+            grown = (try? growth.withExclusive { try grow(toAtLeast: 2 * mapSize) }) != nil
         }
-        try growth.withExclusive {
-            var info = MDB_envinfo()
-            try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
-            let (doubled, overflow) = info.me_mapsize.multipliedReportingOverflow(by: 2)
+        return PersistenceError(
+            .storageFull,
+            "the write needed more than the map's free space and was rolled back; nothing of it was stored"
+                + (grown
+                    ? "; the map has grown to \(mapSize) bytes, so the write can be run again"
+                    : "; start the write outside any read block so the map can grow"),
+            nativeCode: MDB_MAP_FULL, nativeMessage: "MDB_MAP_FULL: Environment mapsize limit reached")
+    }
+
+    /// Grows the map before a write begins so that at least half of it is free: with the default map (address
+    /// space, not disk) this never happens; with a small ``LMDBBuilder/initialMapSize`` it keeps ordinary writes
+    /// from filling the map. `mdb_env_set_mapsize` needs every transaction of this process closed, so it waits for
+    /// open reads; a read open on this very thread would wait for itself, and then the map is left as it is.
+    private func growAheadOfNeed() throws {
+        guard readDepth.value == 0 else { return }
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
+        try LMDBError.check(mdb_env_stat(handle, &stat), "could not read the page size")
+        let used = (info.me_last_pgno + 1).multipliedReportingOverflow(by: Int(stat.ms_psize))
+        guard !used.overflow, used.partialValue > info.me_mapsize / 2 else { return }
+        try growth.withExclusive { try grow(toAtLeast: 2 * used.partialValue) }
+    }
+
+    /// Sets the map to at least `size` bytes (by doubling). Call with the growth lock held exclusively.
+    private func grow(toAtLeast size: Int) throws {
+        var info = MDB_envinfo()
+        try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
+        var target = info.me_mapsize
+        while target < size {
+            let (doubled, overflow) = target.multipliedReportingOverflow(by: 2)
             guard !overflow else { throw PersistenceError(.storageFull, "the map can't grow any further") }
-            try LMDBError.check(mdb_env_set_mapsize(handle, doubled), "could not grow the map")
+            target = doubled
         }
+        guard target != info.me_mapsize else { return }
+        try LMDBError.check(mdb_env_set_mapsize(handle, target), "could not grow the map")
     }
 
     /// Adopts a map grown by another process (`MDB_MAP_RESIZED`).

@@ -21,7 +21,9 @@ enum RecordCodec {
                 withUnsafeBytes(of: integer.littleEndian) { out.append(contentsOf: $0) }
             case .real(let real):
                 out.append(2)
-                withUnsafeBytes(of: real.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+                // Canonical: records written from dynamic values (and the index keys built from them) hold -0.0
+                // as 0.0 too.
+                withUnsafeBytes(of: real.canonicalForStorage.bitPattern.littleEndian) { out.append(contentsOf: $0) }
             case .text(let text):
                 out.append(3)
                 appendVarint(UInt64(text.utf8.count), to: &out)

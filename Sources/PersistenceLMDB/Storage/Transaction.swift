@@ -11,7 +11,7 @@ final class Transaction {
     let environment: Environment
     let isReadOnly: Bool
     private var isOpen = true
-    /// Set when an operation hit `MDB_MAP_FULL`: the transaction is then unusable and must be run again.
+    /// Set when an operation hit `MDB_MAP_FULL`: the transaction is then unusable and is rolled back whole.
     private(set) var sawMapFull = false
 
     init(environment: Environment, readOnly: Bool) throws {
@@ -44,7 +44,9 @@ final class Transaction {
 
     @inline(__always)
     private func check(_ code: Int32, _ context: @autoclosure () -> String) throws {
+        guard code != MDB_SUCCESS else { return }
         if code == MDB_MAP_FULL { sawMapFull = true }
+        if code == EIO || code == ENOSPC { throw LMDBError.make(code, context(), path: environment.path) }
         try LMDBError.check(code, context())
     }
 

@@ -102,6 +102,34 @@ public struct Device: Entity, Equatable {
     public static var entityName: String { "devices" }
 }
 
+/// Edge values of every storage class, each stored twice: in an indexed attribute and in an unindexed copy, so a
+/// backend's index lookups and scans can be checked against each other and against the core's semantics.
+public struct EdgeValues: Entity, Equatable {
+    public var id: Int64
+    public var real: Double?
+    public var realCopy: Double?
+    public var integer: Int64?
+    public var integerCopy: Int64?
+    public var text: String?
+    public var textCopy: String?
+    public var blob: Data?
+    public var blobCopy: Data?
+
+    public init(id: Int64, real: Double? = nil, integer: Int64? = nil, text: String? = nil, blob: Data? = nil) {
+        self.id = id
+        self.real = real
+        realCopy = real
+        self.integer = integer
+        integerCopy = integer
+        self.text = text
+        textCopy = text
+        self.blob = blob
+        blobCopy = blob
+    }
+
+    public static let indexes: [Index] = [.on("real"), .on("integer"), .on("text"), .on("blob")]
+}
+
 /// An entity that no conformance database includes, to prove unknown entities are refused.
 public struct Stranger: Entity, Equatable {
     public var id: Int64
@@ -110,4 +138,4 @@ public struct Stranger: Entity, Equatable {
 }
 
 /// The entities of the suite's databases.
-let conformanceEntities: [any Entity.Type] = [AllTypes.self, Person.self, Tag.self, Device.self]
+let conformanceEntities: [any Entity.Type] = [AllTypes.self, Person.self, Tag.self, Device.self, EdgeValues.self]

@@ -10,11 +10,18 @@ public final class RecordLayout: Sendable {
     public let types: [AttributeType]
     /// The position of the primary key among ``names``.
     public let primaryKeyIndex: Int
+    /// The declared default of each attribute (``Entity/defaultValues``), in storage order; `nil` where none.
+    public let defaults: [Value?]
     private let positions: [String: Int]
 
     /// Creates the layout of an entity.
-    public init(_ entity: EntityDescription) {
+    /// - Parameters:
+    ///   - entity: The entity's description.
+    ///   - defaults: Values for attributes added by a migration, by attribute name (see ``Entity/defaultValues``);
+    ///     names that are not attributes are ignored here and refused by ``validatingDefaults(_:)``.
+    public init(_ entity: EntityDescription, defaults: [String: Value] = [:]) {
         self.entity = entity
+        self.defaults = entity.attributes.map { defaults[$0.name] }
         names = entity.attributes.map(\.name)
         types = entity.attributes.map(\.type)
         var positions: [String: Int] = [:]
@@ -41,5 +48,22 @@ public final class RecordLayout: Sendable {
             throw PersistenceError(.unknownAttribute, "entity '\(entity.name)' has no attribute '\(name)'")
         }
         return position
+    }
+
+    /// Checks declared defaults against the entity: each names an attribute and fits its type.
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` naming the entity and attribute.
+    package static func validatingDefaults(_ defaults: [String: Value], of entity: EntityDescription) throws {
+        for (name, value) in defaults.sorted(by: { $0.key < $1.key }) {
+            guard let attribute = entity.attribute(named: name) else {
+                throw PersistenceError(
+                    .invalidSchema, "entity '\(entity.name)' declares a default for unknown attribute '\(name)'")
+            }
+            guard attribute.accepts(value) else {
+                throw PersistenceError(
+                    .invalidSchema,
+                    "the default of '\(entity.name).\(name)' is \(value.storageClassName), not a \(attribute.type.rawValue)"
+                )
+            }
+        }
     }
 }

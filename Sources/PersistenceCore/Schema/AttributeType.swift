@@ -68,3 +68,23 @@ public struct AttributeDescription: Sendable, Hashable, Codable {
         self.isOptional = isOptional
     }
 }
+
+extension AttributeDescription {
+    /// `value` in the form this attribute stores, or `nil` when it doesn't fit: `nil` only in an optional attribute,
+    /// the attribute's storage class otherwise — an integer is accepted by a real attribute (converted when exact),
+    /// a `Bool` attribute takes only 0 and 1.
+    public func conforming(_ value: Value) -> Value? {
+        switch (value, type.storageClass) {
+        case (.null, _): return isOptional ? .null : nil
+        case (.integer(let integer), .integer): return type == .bool && integer != 0 && integer != 1 ? nil : value
+        case (.integer(let integer), .real):
+            guard let real = Double(exactly: integer) else { return nil }
+            return .real(real)
+        case (.real, .real), (.text, .text), (.blob, .blob): return value
+        default: return nil
+        }
+    }
+
+    /// Whether ``conforming(_:)`` accepts `value`.
+    public func accepts(_ value: Value) -> Bool { conforming(value) != nil }
+}

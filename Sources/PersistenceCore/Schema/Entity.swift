@@ -26,6 +26,22 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     static var primaryKeyAttribute: String { get }
     /// Secondary indexes and unique constraints. Defaults to none.
     static var indexes: [Index] { get }
+    /// The values that a migration writes into every existing record for attributes added to the entity, by
+    /// attribute name. Defaults to none.
+    ///
+    /// A non-optional attribute added in a new schema version needs one (or a migration that fills it); an
+    /// optional one is `nil` in old records unless it has one. Defaults are not part of the stored schema:
+    /// declaring or changing one is not a schema change.
+    ///
+    /// ```swift
+    /// struct User: Entity {
+    ///     var id: Int64
+    ///     var name: String
+    ///     var karma: Int                      // added in version 2
+    ///     static let defaultValues: [String: Value] = ["karma": 0]
+    /// }
+    /// ```
+    static var defaultValues: [String: Value] { get }
 }
 
 extension Entity {
@@ -35,6 +51,8 @@ extension Entity {
     public static var primaryKeyAttribute: String { "id" }
     /// No indexes.
     public static var indexes: [Index] { [] }
+    /// No defaults.
+    public static var defaultValues: [String: Value] { [:] }
 }
 
 /// A type that can be an entity's primary key: integers, `String` and `UUID` conform.

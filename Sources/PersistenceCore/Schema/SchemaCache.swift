@@ -8,7 +8,9 @@ package enum SchemaCache {
     package static func layout<E: Entity>(for type: E.Type) throws -> RecordLayout {
         let key = ObjectIdentifier(type)
         if let cached = layouts.withLock({ $0[key] }) { return cached }
-        let layout = try RecordLayout(EntityDescription(describing: type))
+        let entity = try EntityDescription(describing: type)
+        try RecordLayout.validatingDefaults(E.defaultValues, of: entity)
+        let layout = RecordLayout(entity, defaults: E.defaultValues)
         return layouts.withLock { cache in
             if let raced = cache[key] { return raced }
             cache[key] = layout

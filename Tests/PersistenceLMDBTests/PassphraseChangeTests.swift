@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceTesting
+import Synchronization
 import Testing
 
 @testable import PersistenceLMDB
@@ -283,6 +284,37 @@ struct PassphraseChangeTests {
                 }
             }
             #expect(try Self.keyState(legacy) == legacyBefore)
+        }
+    }
+
+    /// Two handles change the passphrase at once from the same current one: whatever the interleaving, one wins and
+    /// the other finds the passphrase it was given no longer current (the write re-checks the record it verified).
+    @Test func oneOfTwoConcurrentChangesWins() throws {
+        try withTemporaryDirectory { directory in
+            let first = try secrets(directory).create()
+            let second = try secrets(directory).create()
+            try Self.fill(first)
+            let handles = [first, second]
+            let outcomes = Mutex<[Int: PersistenceError.Code?]>([:])
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                var outcome: PersistenceError.Code?
+                do {
+                    try handles[index].changePassphrase(from: Self.old, to: "winner \(index)")
+                } catch let error as PersistenceError {
+                    outcome = error.code
+                } catch {
+                    outcome = .backend
+                }
+                outcomes.withLock { $0[index] = outcome }
+            }
+            let results = outcomes.withLock { $0 }
+            let winners = results.filter { $0.value == nil }.map(\.key)
+            #expect(winners.count == 1, "\(results)")
+            #expect(results.values.filter { $0 == .wrongPassphrase }.count == 1, "\(results)")
+            guard let winner = winners.first else { return }
+            try Self.expectFilled(try secrets(directory, passphrase: "winner \(winner)").create())
+            expectError(.wrongPassphrase) { try secrets(directory, passphrase: "winner \(1 - winner)").create() }
+            expectError(.wrongPassphrase) { try secrets(directory, passphrase: Self.old).create() }
         }
     }
 

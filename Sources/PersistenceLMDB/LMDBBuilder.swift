@@ -12,8 +12,9 @@ public import Foundation
 ///
 /// The store is one file, `<directory>/<databaseName>.lmdb`, with `<databaseName>.lmdb-lock` beside it.
 ///
-/// **What encryption protects.** With a passphrase, every record is sealed with AES-GCM-256 under a key derived
-/// from the passphrase (scrypt, ``KeyDerivation/owasp`` by default, with a random per-store salt); the
+/// **What encryption protects.** With a passphrase, every record is sealed with AES-GCM-256 under the store's random
+/// data key, stored only wrapped under a key derived from the passphrase (scrypt, ``KeyDerivation/owasp`` by
+/// default, with a random salt; see ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)``); the
 /// authenticated data binds the entity and the record's key, so a value altered or moved to another key fails
 /// with `authenticationFailed` instead of reading as other data. Indexed values are stored only as keyed
 /// HMAC-SHA256 digests. **Not protected**: primary keys (they are LMDB keys, in plaintext), entity and attribute
@@ -54,8 +55,12 @@ public struct LMDBBuilder: DatabaseBuilder {
     }()
     /// How many read transactions may be open at once across the processes using the store.
     public var maximumReaders = 126
-    /// The scrypt parameters for a new encrypted store (an existing store keeps the ones it was created with).
+    /// The scrypt parameters for a new encrypted store (an existing store keeps the ones it was created with, until
+    /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)`` is given others).
     public var keyDerivation = KeyDerivation.owasp
+    /// Creates a new encrypted store in format 1 (keys derived straight from the passphrase), as Persistence did
+    /// before format 2: only for tests of reading and upgrading such stores.
+    var createsDerivedKeyFormat = false
 
     /// Creates a builder for an encrypted store.
     /// - Parameters:
@@ -134,12 +139,27 @@ private struct StoreOpening {
 
     private struct Stored {
         var format: UInt64?
-        var keyDerivation: KeyDerivationRecord?
-        var schema: Data?
+        var keyRecord: StoreKeyRecord?
         var schemaVersion: UInt64?
     }
 
+    /// Another process created the store between reading its metadata and writing it: open again, with its keys.
+    private struct CreatedMeanwhile: Error {}
+
     func open(file: URL) throws -> LMDBDatabase {
+        var attempts = 0
+        while true {
+            do {
+                return try openOnce(file: file)
+            } catch is CreatedMeanwhile where attempts < 3 {
+                attempts += 1
+            } catch is CreatedMeanwhile {
+                throw PersistenceError(.busy, "another process kept creating the store at the same time")
+            }
+        }
+    }
+
+    private func openOnce(file: URL) throws -> LMDBDatabase {
         try environment.writer.withLock {
             let stored = try readMetadata()
             // Derive the key before any write: a wrong passphrase leaves the file untouched.
@@ -152,6 +172,9 @@ private struct StoreOpening {
                 let current = try StoreMetadata.readNumber(.format, metaDBI, transaction)
                 if current == nil {
                     try initialize(metaDBI, transaction, keyRecord: keys?.record)
+                } else if stored.format == nil {
+                    // New keys would not open what the other process sealed (format-2 keys are random).
+                    throw CreatedMeanwhile()
                 } else {
                     try checkSchema(metaDBI, transaction)
                 }
@@ -180,30 +203,25 @@ private struct StoreOpening {
                     "the store has format version \(format); this version of Persistence reads up to "
                         + "\(StoreMetadata.formatVersion)")
             }
-            if let record = try StoreMetadata.read(.keyDerivation, dbi, transaction) {
-                do {
-                    stored.keyDerivation = try JSONDecoder().decode(KeyDerivationRecord.self, from: record)
-                } catch {
-                    throw PersistenceError(.corrupt, "the store's key derivation record is damaged")
-                }
+            if let format = stored.format {
+                stored.keyRecord = try StoreKeyRecord.read(format: format, dbi, transaction)
             }
             stored.schemaVersion = try StoreMetadata.readNumber(.schemaVersion, dbi, transaction)
             return stored
         }
     }
 
-    private func newKeys() throws -> (keys: StoreKeys, record: KeyDerivationRecord)? {
+    private func newKeys() throws -> (keys: StoreKeys, record: StoreKeyRecord)? {
         guard let passphrase = builder.passphrase else { return nil }
-        let salt = KeyDerivationRecord.newSalt()
-        let keys = try StoreKeys.derive(passphrase: passphrase, salt: salt, parameters: builder.keyDerivation)
-        let record = KeyDerivationRecord(
-            algorithm: KeyDerivationRecord.scryptAlgorithm, parameters: builder.keyDerivation, salt: salt,
-            keyCheck: keys.keyCheckValue())
+        let (keys, record) =
+            try builder.createsDerivedKeyFormat
+            ? StoreKeyRecord.newDerived(passphrase: passphrase, parameters: builder.keyDerivation)
+            : StoreKeyRecord.new(passphrase: passphrase, parameters: builder.keyDerivation)
         return (keys, record)
     }
 
-    private func existingKeys(_ stored: Stored) throws -> (keys: StoreKeys, record: KeyDerivationRecord)? {
-        switch (stored.keyDerivation, builder.passphrase) {
+    private func existingKeys(_ stored: Stored) throws -> (keys: StoreKeys, record: StoreKeyRecord)? {
+        switch (stored.keyRecord, builder.passphrase) {
         case (nil, nil):
             return nil
         case (nil, _?):
@@ -212,20 +230,7 @@ private struct StoreOpening {
         case (_?, nil):
             throw PersistenceError(.wrongPassphrase, "the store is encrypted and no passphrase was given")
         case (let record?, let passphrase?):
-            guard record.algorithm == KeyDerivationRecord.scryptAlgorithm else {
-                throw PersistenceError(.unsupportedFormatVersion, "the store uses an unknown key derivation")
-            }
-            let keys: StoreKeys
-            do {
-                keys = try StoreKeys.derive(passphrase: passphrase, salt: record.salt, parameters: record.parameters)
-            } catch let error as PersistenceError where error.code == .invalidConfiguration {
-                // The passphrase is not empty, so bad parameters or salt come from the file, not from the caller.
-                throw PersistenceError(.corrupt, "the store's key derivation record is damaged: \(error.message)")
-            }
-            guard keys.verifies(keyCheck: record.keyCheck) else {
-                throw PersistenceError(.wrongPassphrase, "the passphrase does not open this store")
-            }
-            return (keys, record)
+            return (try record.unlock(passphrase: passphrase), record)
         }
     }
 
@@ -235,14 +240,17 @@ private struct StoreOpening {
         return try encoder.encode(layouts.map(\.entity))
     }
 
-    private func initialize(_ meta: MDB_dbi, _ transaction: Transaction, keyRecord: KeyDerivationRecord?) throws {
-        if let keyRecord {
-            try StoreMetadata.write(.keyDerivation, JSONEncoder().encode(keyRecord), meta, transaction)
-            try StoreMetadata.writeNumber(.nonceCounter, 0, meta, transaction)
-        }
+    private func initialize(_ meta: MDB_dbi, _ transaction: Transaction, keyRecord: StoreKeyRecord?) throws {
         try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
         try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
-        try StoreMetadata.writeNumber(.format, StoreMetadata.formatVersion, meta, transaction)
+        if let keyRecord {
+            // Writes the format that goes with the record.
+            try keyRecord.write(meta, transaction)
+            try StoreMetadata.writeNumber(.nonceCounter, 0, meta, transaction)
+        } else {
+            // An unencrypted store has nothing format 2 added: it stays readable by versions that read format 1.
+            try StoreMetadata.writeNumber(.format, StoreMetadata.derivedKeyFormat, meta, transaction)
+        }
     }
 
     private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction) throws {

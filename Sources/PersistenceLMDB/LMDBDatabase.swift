@@ -19,7 +19,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     private let stores: EntityStores
     private let sealer: ValueSealer
     private let metaDBI: MDB_dbi
-    private let runner = TransactionRunner(label: "persistence.lmdb")
+    let runner = TransactionRunner(label: "persistence.lmdb")
 
     init(fileURL: URL, environment: Environment, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi) {
         self.fileURL = fileURL

@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 
-/// What an encrypted store keeps in its meta database to derive and check its keys on the next open.
+/// What a format-1 encrypted store keeps in its meta database (under `keyDerivation`, as JSON) to derive and check
+/// its keys on the next open; format 2 keeps a ``WrappedKeyRecord`` instead (see ``StoreKeyRecord``).
 ///
 /// Nothing here is secret: the salt only has to be unique, and ``keyCheck`` is an HMAC that tells a wrong
 /// passphrase apart from a damaged store without revealing anything about the key.

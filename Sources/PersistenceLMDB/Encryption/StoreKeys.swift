@@ -1,19 +1,24 @@
 import Crypto
 import Foundation
 import PersistenceCore
-import _CryptoExtras
 
-/// The keys of one open encrypted store, derived once from the passphrase when the store opens.
+/// The keys of one open encrypted store, obtained once from the passphrase when the store opens.
 ///
-/// scrypt turns the passphrase into a master key; HKDF-SHA256 then splits the master key into one key per
-/// purpose, so that the value cipher, the index hashes and the passphrase check never share a key:
+/// One key per purpose, so that the value cipher, the index hashes and the key check never share a key:
 ///
 /// - `valueKey` seals values with AES-256-GCM,
 /// - `indexKey` hashes index keys with HMAC-SHA256, so an index reveals equality but not values,
 /// - `checkKey` computes the key check stored in the meta database, which tells a wrong passphrase apart
 ///   from a damaged value.
 ///
-/// The keys never leave this type, and neither its description nor its mirror shows them.
+/// Where they come from depends on the store's format (see ``StoreKeyRecord``). In format 1, scrypt turns the
+/// passphrase into a master key and HKDF-SHA256 splits it into the three keys
+/// (``derive(passphrase:salt:parameters:)``). In format 2 they are random (``random()``) and stored only wrapped
+/// under a key derived from the passphrase (``WrappedKeyRecord``); a format-1 store's derived keys are wrapped
+/// as they are when its passphrase changes, so its values and index keys stay valid.
+///
+/// The keys leave this type only through ``withMaterial(_:)``, to be wrapped, and neither its description nor its
+/// mirror shows them.
 final class StoreKeys: Sendable {
     private let valueKey: SymmetricKey
     private let indexKey: SymmetricKey
@@ -28,22 +33,19 @@ final class StoreKeys: Sendable {
     private static let checkKeyInfo = Data("persistence.lmdb.keycheck.v1".utf8)
     private static let keyCheckMessage = Data("persistence.lmdb.key-check.v1".utf8)
 
-    private static let masterKeyByteCount = 32
     private static let subkeyByteCount = 32
 
-    private init(valueKey: SymmetricKey, indexKey: SymmetricKey, checkKey: SymmetricKey) {
+    /// The keys as they are; ``derive(passphrase:salt:parameters:)``, ``random()`` and ``init(material:)`` make them.
+    init(valueKey: SymmetricKey, indexKey: SymmetricKey, checkKey: SymmetricKey) {
         self.valueKey = valueKey
         self.indexKey = indexKey
         self.checkKey = checkKey
         keyedIndexMAC = HMAC<SHA256>(key: indexKey)
     }
 
-    /// Derives a store's keys from its passphrase; slow by design (see ``KeyDerivation``).
+    /// Derives a format-1 store's keys from its passphrase; slow by design (see ``KeyDerivation``).
     ///
-    /// The passphrase is normalized to Unicode NFC before it is encoded as UTF-8, so a passphrase typed as
-    /// composed characters ("é", U+00E9) and the same passphrase typed as decomposed ones ("e" + U+0301) open
-    /// the same store. Keyboards and platforms differ in which form they produce, and a user cannot see the
-    /// difference. Only canonical equivalence is applied: compatibility forms ("ﬁ" and "fi") stay distinct.
+    /// The passphrase is normalized to Unicode NFC first (see ``PassphraseKey/normalized(_:)``).
     ///
     /// - Parameters:
     ///   - passphrase: The user's passphrase; must not be empty.
@@ -53,40 +55,7 @@ final class StoreKeys: Sendable {
     /// - Throws: ``PersistenceError`` with code `.invalidConfiguration` when the passphrase is empty, the salt is
     ///   too short, the parameters are out of range, or scrypt fails (for example, for lack of memory).
     static func derive(passphrase: String, salt: Data, parameters: KeyDerivation) throws -> StoreKeys {
-        let normalized = passphrase.precomposedStringWithCanonicalMapping
-        guard !normalized.isEmpty else {
-            throw PersistenceError(.invalidConfiguration, "the passphrase is empty")
-        }
-        // Also keeps a damaged meta record from asking scrypt for unbounded memory.
-        try parameters.validate()
-        // 16 bytes is the smallest salt NIST SP 800-132 allows; new stores use 32. swift-crypto also needs a
-        // non-empty salt (it would trap on an empty buffer).
-        guard salt.count >= 16 else {
-            throw PersistenceError(
-                .invalidConfiguration,
-                "the key derivation salt has \(salt.count) bytes; at least 16 are needed"
-            )
-        }
-
-        let masterKey: SymmetricKey
-        do {
-            masterKey = try KDF.Scrypt.deriveKey(
-                from: Data(normalized.utf8),
-                salt: salt,
-                outputByteCount: masterKeyByteCount,
-                rounds: parameters.rounds,
-                blockSize: parameters.blockSize,
-                parallelism: parameters.parallelism
-            )
-        } catch {
-            // swift-crypto's errors carry no input bytes, but only the parameters are named here to be sure.
-            throw PersistenceError(
-                .invalidConfiguration,
-                "scrypt key derivation failed with N = 2^\(parameters.logN), r = \(parameters.blockSize), "
-                    + "p = \(parameters.parallelism); the parameters may need more memory than is allowed"
-            )
-        }
-
+        let masterKey = try PassphraseKey.derive(passphrase: passphrase, salt: salt, parameters: parameters)
         func subkey(_ info: Data) -> SymmetricKey {
             HKDF<SHA256>.deriveKey(
                 inputKeyMaterial: masterKey,
@@ -100,6 +69,45 @@ final class StoreKeys: Sendable {
             indexKey: subkey(indexKeyInfo),
             checkKey: subkey(checkKeyInfo)
         )
+    }
+
+    /// The byte count of ``withMaterial(_:)``: the value, index and check keys, 32 bytes each, in that order.
+    static let materialByteCount = 3 * subkeyByteCount
+
+    /// New random keys, for a new store in format 2, from the system's secure generator (through `SymmetricKey`).
+    static func random() -> StoreKeys {
+        StoreKeys(
+            valueKey: SymmetricKey(size: .bits256), indexKey: SymmetricKey(size: .bits256),
+            checkKey: SymmetricKey(size: .bits256))
+    }
+
+    /// Keys from the bytes ``withMaterial(_:)`` gave, as unwrapped from a format-2 store; `nil` for any other
+    /// byte count.
+    convenience init?(material: Data) {
+        guard material.count == Self.materialByteCount else { return nil }
+        let start = material.startIndex
+        func key(_ index: Int) -> SymmetricKey {
+            let from = start + index * Self.subkeyByteCount
+            return SymmetricKey(data: material[from..<from + Self.subkeyByteCount])
+        }
+        self.init(valueKey: key(0), indexKey: key(1), checkKey: key(2))
+    }
+
+    /// Runs `body` with the keys' bytes (value, index, check key), to wrap them; the bytes are valid only inside
+    /// `body` and are zeroed afterwards.
+    func withMaterial<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.materialByteCount, alignment: 1)
+        defer {
+            SecretBytes.zero(buffer)
+            buffer.deallocate()
+        }
+        for (index, key) in [valueKey, indexKey, checkKey].enumerated() {
+            key.withUnsafeBytes { bytes in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[(index * Self.subkeyByteCount)...])
+                    .copyMemory(from: bytes)
+            }
+        }
+        return try body(UnsafeRawBufferPointer(buffer))
     }
 
     /// The value stored as ``KeyDerivationRecord/keyCheck``: HMAC-SHA256 of a fixed label under the check key.

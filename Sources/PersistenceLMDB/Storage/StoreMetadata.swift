@@ -2,13 +2,23 @@ internal import CLMDB
 import Foundation
 import PersistenceCore
 
-/// The meta database: format version, schema, schema version, key derivation and key check, nonce counter.
+/// The meta database: format version, schema, schema version, the key record, nonce counter.
+///
+/// Keys (UTF-8 names) and values: `format`, `schemaVersion` and `nonceCounter` are 8-byte big-endian integers;
+/// `schema` is the JSON of the entities' `EntityDescription`s; an encrypted store has one key record, whose
+/// kind the format decides (see ``StoreKeyRecord``): `keyDerivation` in format 1 (a ``KeyDerivationRecord``),
+/// `keyWrap` in format 2 (a ``WrappedKeyRecord``).
 enum StoreMetadata {
-    static let formatVersion: UInt64 = 1
+    /// The newest format this version reads and writes; a store with a higher one is `unsupportedFormatVersion`.
+    static let formatVersion: UInt64 = 2
+    /// Keys derived straight from the passphrase (`keyDerivation`); also every unencrypted store.
+    static let derivedKeyFormat: UInt64 = 1
+    /// Random data keys wrapped under a key derived from the passphrase (`keyWrap`); new encrypted stores.
+    static let wrappedKeyFormat: UInt64 = 2
     static let databaseName = "meta"
 
     enum Key: String {
-        case format, schema, schemaVersion, keyDerivation, nonceCounter
+        case format, schema, schemaVersion, keyDerivation, keyWrap, nonceCounter
     }
 
     static func read(_ key: Key, _ dbi: MDB_dbi, _ transaction: Transaction) throws -> Data? {
@@ -17,6 +27,10 @@ enum StoreMetadata {
 
     static func write(_ key: Key, _ value: Data, _ dbi: MDB_dbi, _ transaction: Transaction) throws {
         try transaction.put(dbi, Data(key.rawValue.utf8), value)
+    }
+
+    static func delete(_ key: Key, _ dbi: MDB_dbi, _ transaction: Transaction) throws {
+        try transaction.delete(dbi, Data(key.rawValue.utf8))
     }
 
     static func readNumber(_ key: Key, _ dbi: MDB_dbi, _ transaction: Transaction) throws -> UInt64? {

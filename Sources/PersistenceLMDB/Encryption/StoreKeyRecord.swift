@@ -1,0 +1,120 @@
+internal import CLMDB
+import Foundation
+import PersistenceCore
+
+/// An encrypted store's key record, as its format has it; an unencrypted store has none.
+///
+/// - Format 1, ``derived(_:)``: meta key `keyDerivation`, a ``KeyDerivationRecord`` (JSON). The data keys are
+///   derived from the passphrase itself, so the passphrase cannot change without re-encrypting every value.
+///   Stores created before format 2 have it; they keep opening unchanged.
+/// - Format 2, ``wrapped(_:)``: meta key `keyWrap`, a ``WrappedKeyRecord`` (JSON). The data keys are wrapped under
+///   a key derived from the passphrase, so a passphrase change rewrites this record only.
+///
+/// A store has exactly the record its format names: any other combination is `corrupt`, so deleting a record can't
+/// make an encrypted store pass for an unencrypted one, nor a format-2 store fall back to format 1.
+enum StoreKeyRecord: Sendable, Hashable {
+    case derived(KeyDerivationRecord)
+    case wrapped(WrappedKeyRecord)
+
+    /// The format a store with this record has.
+    var format: UInt64 {
+        switch self {
+        case .derived: StoreMetadata.derivedKeyFormat
+        case .wrapped: StoreMetadata.wrappedKeyFormat
+        }
+    }
+
+    /// The scrypt parameters the passphrase is derived with.
+    var parameters: KeyDerivation {
+        switch self {
+        case .derived(let record): record.parameters
+        case .wrapped(let record): record.parameters
+        }
+    }
+
+    /// A new store's record: random data keys wrapped under the passphrase; slow by design (scrypt).
+    static func new(passphrase: String, parameters: KeyDerivation) throws -> (StoreKeys, StoreKeyRecord) {
+        let keys = StoreKeys.random()
+        return (keys, .wrapped(try WrappedKeyRecord.wrapping(keys, passphrase: passphrase, parameters: parameters)))
+    }
+
+    /// A new store's record in format 1, keys derived from the passphrase, as stores were made before format 2:
+    /// only for tests of reading and upgrading such stores.
+    static func newDerived(passphrase: String, parameters: KeyDerivation) throws -> (StoreKeys, StoreKeyRecord) {
+        let salt = KeyDerivationRecord.newSalt()
+        let keys = try StoreKeys.derive(passphrase: passphrase, salt: salt, parameters: parameters)
+        let record = KeyDerivationRecord(
+            algorithm: KeyDerivationRecord.scryptAlgorithm, parameters: parameters, salt: salt,
+            keyCheck: keys.keyCheckValue())
+        return (keys, .derived(record))
+    }
+
+    /// The key record of a store of format `format`, or `nil` when the store is not encrypted.
+    ///
+    /// - Throws: ``PersistenceError`` with code `.corrupt` when the record is unreadable, missing from a format-2
+    ///   store, or of the other format's kind.
+    static func read(format: UInt64, _ meta: MDB_dbi, _ transaction: Transaction) throws -> StoreKeyRecord? {
+        let derived = try StoreMetadata.read(.keyDerivation, meta, transaction)
+        let wrapped = try StoreMetadata.read(.keyWrap, meta, transaction)
+        let decoder = JSONDecoder()
+        if format >= StoreMetadata.wrappedKeyFormat {
+            guard derived == nil, let wrapped else {
+                throw PersistenceError(.corrupt, "the store's wrapped key record is missing or doubled")
+            }
+            guard let record = try? decoder.decode(WrappedKeyRecord.self, from: wrapped) else {
+                throw PersistenceError(.corrupt, "the store's wrapped key record is damaged")
+            }
+            return .wrapped(record)
+        }
+        guard wrapped == nil else {
+            throw PersistenceError(.corrupt, "the store has a wrapped key record its format does not have")
+        }
+        guard let derived else { return nil }
+        guard let record = try? decoder.decode(KeyDerivationRecord.self, from: derived) else {
+            throw PersistenceError(.corrupt, "the store's key derivation record is damaged")
+        }
+        return .derived(record)
+    }
+
+    /// Writes this record and the matching format, deleting the other format's record, in `transaction`.
+    func write(_ meta: MDB_dbi, _ transaction: Transaction) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        switch self {
+        case .derived(let record):
+            try StoreMetadata.write(.keyDerivation, encoder.encode(record), meta, transaction)
+            try StoreMetadata.delete(.keyWrap, meta, transaction)
+        case .wrapped(let record):
+            try StoreMetadata.write(.keyWrap, encoder.encode(record), meta, transaction)
+            try StoreMetadata.delete(.keyDerivation, meta, transaction)
+        }
+        try StoreMetadata.writeNumber(.format, format, meta, transaction)
+    }
+
+    /// The store's data keys, if `passphrase` is its passphrase; slow by design (scrypt).
+    ///
+    /// - Throws: ``PersistenceError`` — `wrongPassphrase`, `corrupt` (a damaged record),
+    ///   `unsupportedFormatVersion` (an unknown key derivation), `invalidConfiguration` (an empty passphrase).
+    func unlock(passphrase: String) throws -> StoreKeys {
+        switch self {
+        case .wrapped(let record):
+            return try record.unlock(passphrase: passphrase)
+        case .derived(let record):
+            guard record.algorithm == KeyDerivationRecord.scryptAlgorithm else {
+                throw PersistenceError(.unsupportedFormatVersion, "the store uses an unknown key derivation")
+            }
+            _ = try PassphraseKey.normalized(passphrase)
+            let keys: StoreKeys
+            do {
+                keys = try StoreKeys.derive(passphrase: passphrase, salt: record.salt, parameters: record.parameters)
+            } catch let error as PersistenceError where error.code == .invalidConfiguration {
+                // The passphrase is not empty, so bad parameters or salt come from the file, not from the caller.
+                throw PersistenceError(.corrupt, "the store's key derivation record is damaged: \(error.message)")
+            }
+            guard keys.verifies(keyCheck: record.keyCheck) else {
+                throw PersistenceError(.wrongPassphrase, "the passphrase does not open this store")
+            }
+            return keys
+        }
+    }
+}

@@ -30,6 +30,9 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "scrypt's log2(N) for a new encrypted store: tests keep it cheap, opening costs ~1 ms at 10.")
     var kdfLogN: UInt8 = 10
 
+    @Option(help: "LMDB's initial map size in MiB: the smallest, so that kills also land while the map grows.")
+    var mapSizeMiB = 1
+
     /// The database name: one store per directory.
     static let databaseName = "Reliability"
 
@@ -46,10 +49,12 @@ struct StoreOptions: ParsableArguments {
             var builder = LMDBBuilder(databaseName: Self.databaseName, passphrase: passphrase, entities: entities)
             builder.directory = url
             builder.keyDerivation = .scrypt(logN: kdfLogN, blockSize: 8, parallelism: 1)
+            builder.initialMapSize = mapSizeMiB << 20
             return try work.run(builder.create())
         case .lmdbPlain:
             var builder = LMDBBuilder.unencrypted(databaseName: Self.databaseName, entities: entities)
             builder.directory = url
+            builder.initialMapSize = mapSizeMiB << 20
             return try work.run(builder.create())
         }
     }

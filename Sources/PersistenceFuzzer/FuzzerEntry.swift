@@ -14,6 +14,23 @@ import PersistenceFuzzing
         }
         return 0
     }
+
+    /// libFuzzer's driver, which parses its flags and runs the fuzzing loop with `callback`.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
+
+    /// The program's entry point: SwiftPM links an executable target's `main` to `<target>_main`, so libFuzzer's own
+    /// `main` cannot be used; this starts libFuzzer's driver instead.
+    @_cdecl("PersistenceFuzzer_main")
+    public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+        var argc = argc
+        var argv = argv
+        return runFuzzerDriver(&argc, &argv, fuzzerTestOneInput)
+    }
 #else
     /// Without libFuzzer: `PersistenceFuzzer corpus DIR` writes the seed corpus (one file per well-formed input
     /// of each target, selector byte first); `PersistenceFuzzer FILE…` replays inputs, e.g. a crash libFuzzer saved.

@@ -10,10 +10,10 @@ struct Ledger: Entity, Equatable {
 
     static let buckets: Int64 = 7
 
-    /// The entry transaction `number` writes. Memos vary in length, and every 20th is long enough for LMDB's
+    /// The entry transaction `number` writes. Memos vary in length, and every 10th is long enough for LMDB's
     /// overflow pages, so the kills land in page splits, large-value writes and map growth too.
     static func expected(_ number: Int64) -> Ledger {
-        let length = number % 20 == 0 ? 3000 : Int(number % 300)
+        let length = number % 10 == 0 ? 3000 : Int(number % 300)
         return Ledger(
             id: number, amount: amount(number), bucket: number % buckets,
             memo: "entry \(number) " + String(repeating: "m", count: length))

@@ -10,6 +10,9 @@
 #   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, ONLY=S1,L4,K,M); JSON in .benchmarks/
 #   make bench-smoke      build the Benchmarks package and run every workload at tiny sizes (what CI runs)
 #   make benchmark        the per-operation suites with allocation counts (ordo-one/benchmark)
+#   make reliability      kill -9 loops, bit flips and the deterministic fuzz run at full size, with their figures
+#   make fuzz             libFuzzer on every decoder of stored bytes for FUZZ_SECONDS (default 60)
+#   make tsan             the conformance suites (concurrency checks included) under ThreadSanitizer
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -35,6 +38,7 @@ endif
 
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb clean
 .PHONY: compare bench-smoke benchmark
+.PHONY: reliability fuzz tsan
 
 help:
 	@echo "make demo            run the guided demo on SQLite, then on encrypted LMDB (installs missing system packages)"
@@ -47,6 +51,9 @@ help:
 	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, ONLY=S1,L4,K,M); JSON in .benchmarks/"
 	@echo "make bench-smoke     build the Benchmarks package, run every workload at tiny sizes (what CI runs)"
 	@echo "make benchmark       per-operation benchmarks with allocation counts (ordo-one/benchmark)"
+	@echo "make reliability     kill -9 loops, bit flips, deterministic fuzzing at full size; prints the figures"
+	@echo "make fuzz            libFuzzer on every decoder of stored bytes (FUZZ_SECONDS=60)"
+	@echo "make tsan            the conformance suites (concurrency checks included) under ThreadSanitizer"
 
 deps:
 	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb; then \
@@ -176,3 +183,51 @@ bench-smoke: deps
 benchmark: deps
 	@echo "==> benchmark: per-operation suites (ordo-one/benchmark)"
 	$(SWIFT) package --package-path $(BENCH_PACKAGE) benchmark
+
+# Reliability (Tests/PersistenceReliabilityTests): `make test` runs the same suites at small sizes; these are the full
+# ones. The suites print one `reliability …` line of figures each, gathered at the end.
+RELIABILITY_KILLS ?= 200
+RELIABILITY_FLIPS ?= 1000
+RELIABILITY_FUZZ_INPUTS ?= 50000
+RELIABILITY_LOG := .build/reliability.log
+
+reliability: deps
+	@echo "==> reliability: build with tests"
+	$(SWIFT) build --build-tests
+	@echo "==> reliability: $(RELIABILITY_KILLS) kills/backend, $(RELIABILITY_FLIPS) flips, $(RELIABILITY_FUZZ_INPUTS) fuzz inputs"
+	RELIABILITY_KILLS=$(RELIABILITY_KILLS) RELIABILITY_FLIPS=$(RELIABILITY_FLIPS) \
+		RELIABILITY_FUZZ_INPUTS=$(RELIABILITY_FUZZ_INPUTS) \
+		$(SWIFT) test --skip-build --disable-xctest --filter PersistenceReliabilityTests 2>&1 | tee $(RELIABILITY_LOG)
+	@echo "==> reliability: figures"
+	@grep '^reliability ' $(RELIABILITY_LOG)
+
+# libFuzzer: a release build of the PersistenceFuzzer target with -sanitize=fuzzer in its own scratch directory
+# (FUZZING drops its replay `main` for libFuzzer's), seeded with well-formed stored bytes from the normal build.
+# A finding leaves its input as $(FUZZ_SCRATCH)/crash-*; replay it with `swift run PersistenceFuzzer <file>`.
+FUZZ_SECONDS ?= 60
+FUZZ_SCRATCH := .build-fuzz
+FUZZ_FLAGS := -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING
+
+fuzz: deps
+	@echo "==> fuzz: build PersistenceFuzzer (release, libFuzzer)"
+	$(SWIFT) build -c release --product PersistenceFuzzer --scratch-path $(FUZZ_SCRATCH) $(FUZZ_FLAGS)
+	@echo "==> fuzz: seed corpus"
+	$(SWIFT) run PersistenceFuzzer corpus $(FUZZ_SCRATCH)/corpus
+	@echo "==> fuzz: run for $(FUZZ_SECONDS) s"
+	"$$($(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) $(FUZZ_FLAGS) --show-bin-path)/PersistenceFuzzer" \
+		-max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 -artifact_prefix=$(FUZZ_SCRATCH)/ \
+		$(FUZZ_SCRATCH)/corpus 2>&1 | tee $(FUZZ_SCRATCH)/fuzz.log | grep -v '^#[0-9]*\s*\(NEW\|REDUCE\)'
+	@echo "==> fuzz: $$(grep -E '^stat::number_of_executed_units' $(FUZZ_SCRATCH)/fuzz.log), no crash"
+
+# ThreadSanitizer needs its own build of everything (its own scratch directory). The conformance suites hold the
+# concurrency checks (many tasks writing and reading at once), run on SQLite, encrypted and plain LMDB; TSan makes
+# the run fail on any report. Tests/tsan-suppressions.txt holds the one suppression, with its reason.
+TSAN_SCRATCH := .build-tsan
+
+tsan: deps
+	@echo "==> tsan: build with tests (ThreadSanitizer)"
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path $(TSAN_SCRATCH)
+	@echo "==> tsan: the conformance suites of both backends"
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt $${TSAN_OPTIONS:-}" \
+		$(SWIFT) test --skip-build --disable-xctest --sanitize=thread --scratch-path $(TSAN_SCRATCH) \
+		--filter '[Cc]onformance'

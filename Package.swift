@@ -67,6 +67,28 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Reliability: a worker the kill -9 and bit-flip tests run as a child process, and the decoders' fuzz
+        // dispatch shared by the deterministic test and the libFuzzer binary (`make fuzz`). Not products.
+        .executableTarget(
+            name: "ReliabilityWorker",
+            dependencies: [
+                "PersistenceCore",
+                "PersistenceLMDB",
+                "PersistenceSQLite",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PersistenceFuzzing",
+            dependencies: ["PersistenceCore", "PersistenceLMDB"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "PersistenceFuzzer",
+            dependencies: ["PersistenceFuzzing"],
+            swiftSettings: swiftSettings
+        ),
 
         .testTarget(
             name: "PersistenceCoreTests",
@@ -81,6 +103,15 @@ let package = Package(
         .testTarget(
             name: "PersistenceLMDBTests",
             dependencies: ["PersistenceCore", "PersistenceLMDB", "PersistenceTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // Depends on the worker so that SwiftPM builds its binary first; the tests run it as a child process.
+        .testTarget(
+            name: "PersistenceReliabilityTests",
+            dependencies: [
+                "ReliabilityWorker", "PersistenceFuzzing", "PersistenceCore", "PersistenceLMDB", "PersistenceSQLite",
+                "PersistenceTesting",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

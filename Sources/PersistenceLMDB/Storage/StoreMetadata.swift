@@ -35,6 +35,11 @@ enum StoreMetadata {
 
     static func readNumber(_ key: Key, _ dbi: MDB_dbi, _ transaction: Transaction) throws -> UInt64? {
         guard let data = try read(key, dbi, transaction) else { return nil }
+        return try number(from: data)
+    }
+
+    /// A number's stored bytes: 8 bytes, big-endian; anything else is a `corrupt` error.
+    static func number(from data: Data) throws -> UInt64 {
         guard data.count == 8 else { throw PersistenceError(.corrupt, "the store's metadata is damaged") }
         return data.reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
     }

@@ -1,0 +1,82 @@
+import Crypto
+package import Foundation
+package import PersistenceCore
+
+/// The backend's decoders of bytes read from disk, reachable from the fuzz target and the reliability tests
+/// (`package`: not for users).
+///
+/// Each function is the code a store runs on bytes from its file, and each either returns or throws a
+/// ``PersistenceError``: a fuzzer feeds them arbitrary bytes and counts anything else as a bug.
+package enum StoredBytes {
+    /// A record's values from its (decrypted) bytes, as ``RecordCodec`` decodes them.
+    package static func record(_ bytes: Data) throws -> [Value] { try RecordCodec.decode(bytes) }
+
+    /// A record's bytes, as ``RecordCodec`` writes them.
+    package static func encodeRecord(_ values: [Value]) -> Data { Data(RecordCodec.encode(values)) }
+
+    /// A primary key's value from its LMDB key bytes, as ``KeyCodec`` decodes them.
+    package static func key(_ bytes: Data, as type: AttributeType) throws -> Value {
+        try KeyCodec.decode(bytes, as: type)
+    }
+
+    /// A primary key's LMDB key bytes.
+    package static func encodeKey(_ value: Value) throws -> Data { try KeyCodec.encode(value) }
+
+    /// A number of the meta database (format version, schema version, nonce counter) from its bytes.
+    package static func metadataNumber(_ bytes: Data) throws -> UInt64 { try StoreMetadata.number(from: bytes) }
+
+    /// The key derivation record's parameters, checked as opening a store checks them before running scrypt.
+    ///
+    /// Mirrors `LMDBBuilder`'s reading of the record: JSON that does not decode is `corrupt`, an unknown
+    /// algorithm `unsupportedFormatVersion`, parameters out of range or a short salt `corrupt`.
+    package static func keyDerivationRecord(_ bytes: Data) throws -> KeyDerivation {
+        let record: KeyDerivationRecord
+        do {
+            record = try JSONDecoder().decode(KeyDerivationRecord.self, from: bytes)
+        } catch {
+            throw PersistenceError(.corrupt, "the store's key derivation record is damaged")
+        }
+        guard record.algorithm == KeyDerivationRecord.scryptAlgorithm else {
+            throw PersistenceError(.unsupportedFormatVersion, "the store uses an unknown key derivation")
+        }
+        do {
+            try record.parameters.validate()
+        } catch {
+            throw PersistenceError(.corrupt, "the store's key derivation record is damaged")
+        }
+        guard record.salt.count >= 16 else {
+            throw PersistenceError(.corrupt, "the store's key derivation record is damaged")
+        }
+        return record.parameters
+    }
+
+    /// A well-formed key derivation record's bytes, as a new store writes them (a fuzzing seed).
+    package static func encodeKeyDerivationRecord(parameters: KeyDerivation, salt: Data, keyCheck: Data) throws
+        -> Data
+    {
+        try JSONEncoder().encode(
+            KeyDerivationRecord(
+                algorithm: KeyDerivationRecord.scryptAlgorithm, parameters: parameters, salt: salt, keyCheck: keyCheck))
+    }
+
+    /// Seals and opens records with one store's keys, as an encrypted store's ``ValueSealer`` does.
+    package struct Sealer: Sendable {
+        private let keys: StoreKeys
+
+        /// Derives keys from a passphrase with a fixed salt (slow with strong parameters: use cheap ones).
+        package init(passphrase: String, parameters: KeyDerivation) throws {
+            keys = try StoreKeys.derive(
+                passphrase: passphrase, salt: Data(repeating: 7, count: 32), parameters: parameters)
+        }
+
+        /// A record's sealed bytes, authenticating `authenticated` (the entity and the record's key in a store).
+        package func seal(_ values: [Value], authenticating authenticated: Data) throws -> Data {
+            try keys.seal(RecordCodec.encode(values), authenticating: authenticated, nonce: AES.GCM.Nonce())
+        }
+
+        /// A record's values from sealed bytes: authentication, then decoding, as reading a record does.
+        package func open(_ sealed: Data, authenticating authenticated: Data) throws -> [Value] {
+            try RecordCodec.decode(keys.open(sealed, authenticating: authenticated))
+        }
+    }
+}

@@ -4,13 +4,13 @@ import ArgumentParser
 ///
 /// The kill -9 test runs `commit` and kills it at random moments, then `check`s the store; the bit-flip test
 /// `populate`s a store once, then `probe`s each damaged copy in a process of its own, so that a crash inside the
-/// storage engine is counted rather than taking the test runner down. Room is left for `rotate` (a passphrase
-/// change loop) and `migrate` loops.
+/// storage engine is counted rather than taking the test runner down. `rotate` changes an encrypted
+/// store's passphrase back and forth, killed at random moments too.
 @main
 struct ReliabilityWorker: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "ReliabilityWorker",
         abstract: "Child process of the reliability tests (kill -9 loops, bit flips).",
-        subcommands: [Commit.self, Check.self, Populate.self, Probe.self]
+        subcommands: [Commit.self, Check.self, Populate.self, Probe.self, Rotate.self]
     )
 }

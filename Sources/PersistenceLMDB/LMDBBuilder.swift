@@ -27,10 +27,17 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// The passphrase values are sealed with; `nil` only for a store made with
     /// ``unencrypted(databaseName:model:schemaVersion:)``.
     public var passphrase: String?
-    /// The entity types and model version.
+    /// The entity types and model version; ``Model/version`` is the store's schema version.
     public var model: Model
-    /// The application's schema version, stored with the data. A store written with a higher version is refused.
-    public var schemaVersion: UInt64
+    /// The store's schema version: **the same number as** `model.version`, under the name Realm users know.
+    ///
+    /// A store has one schema version, stored with its schema. Reading or setting this property reads or sets
+    /// `model.version`, so the two can never disagree. A store written with a higher version is refused; a store
+    /// written with a lower one whose schema is unchanged opens and is brought up to this version.
+    public var schemaVersion: UInt64 {
+        get { UInt64(clamping: model.version) }
+        set { model.version = Int(clamping: newValue) }
+    }
     /// Where the store's files go; `nil` for the same per-user default as the SQLite backend. A given directory
     /// must exist and be writable.
     public var directory: URL?
@@ -67,23 +74,24 @@ public struct LMDBBuilder: DatabaseBuilder {
     ///   - databaseName: The file-name stem.
     ///   - passphrase: Any non-empty Unicode text.
     ///   - model: The entity types and model version.
-    ///   - schemaVersion: The application's schema version, stored with the data.
-    public init(databaseName: String, passphrase: String, model: Model, schemaVersion: UInt64 = 0) {
+    ///   - schemaVersion: The schema version, when given: it replaces `model.version` (see ``schemaVersion``).
+    public init(databaseName: String, passphrase: String, model: Model, schemaVersion: UInt64? = nil) {
         self.databaseName = databaseName
         self.passphrase = passphrase
         self.model = model
-        self.schemaVersion = schemaVersion
+        if let schemaVersion { self.schemaVersion = schemaVersion }
     }
 
-    /// Creates a builder for an encrypted store of version 1 of a model made of these entity types.
-    public init(databaseName: String, passphrase: String, entities: [any Entity.Type], schemaVersion: UInt64 = 0) {
+    /// Creates a builder for an encrypted store of a model made of these entity types, at `schemaVersion` (1 when
+    /// not given).
+    public init(databaseName: String, passphrase: String, entities: [any Entity.Type], schemaVersion: UInt64? = nil) {
         self.init(
             databaseName: databaseName, passphrase: passphrase, model: Model(version: 1, entities: entities),
             schemaVersion: schemaVersion)
     }
 
     /// A builder for a store whose values are **not** encrypted: anyone who can read the file can read the data.
-    public static func unencrypted(databaseName: String, model: Model, schemaVersion: UInt64 = 0) -> LMDBBuilder {
+    public static func unencrypted(databaseName: String, model: Model, schemaVersion: UInt64? = nil) -> LMDBBuilder {
         var builder = LMDBBuilder(
             databaseName: databaseName, passphrase: "", model: model, schemaVersion: schemaVersion)
         builder.passphrase = nil
@@ -93,7 +101,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// A builder for an unencrypted store of version 1 of a model made of these entity types: anyone who can read
     /// the file can read the data.
     public static func unencrypted(
-        databaseName: String, entities: [any Entity.Type], schemaVersion: UInt64 = 0
+        databaseName: String, entities: [any Entity.Type], schemaVersion: UInt64? = nil
     ) -> LMDBBuilder {
         unencrypted(
             databaseName: databaseName, model: Model(version: 1, entities: entities), schemaVersion: schemaVersion)
@@ -116,6 +124,9 @@ public struct LMDBBuilder: DatabaseBuilder {
         }
         guard !model.entities.isEmpty else {
             throw PersistenceError(.invalidConfiguration, "the model has no entities")
+        }
+        guard model.version >= 0 else {
+            throw PersistenceError(.invalidConfiguration, "the schema version (model.version) is negative")
         }
         try keyDerivation.validate()
         let layouts = try model.layouts()

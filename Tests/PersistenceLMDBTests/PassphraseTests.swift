@@ -25,7 +25,7 @@ struct PassphraseTests {
             var builder = LMDBBuilder.unencrypted(databaseName: "Plain", entities: [Secret.self], schemaVersion: 3)
             builder.directory = directory
             #expect(builder.passphrase == nil)
-            #expect(builder.model.version == 1)
+            #expect(builder.model.version == 3, "one number: the schema version is the model version")
             #expect(builder.schemaVersion == 3)
             let db = try builder.create()
             #expect(!db.isEncrypted)

@@ -63,4 +63,35 @@ struct StoreSchemaTests {
             expectError(.invalidConfiguration) { try newer.create() }
         }
     }
+
+    @Test func oneSchemaVersionIsTheModelVersion() throws {
+        try withTemporaryDirectory { directory in
+            var builder = secrets(directory)
+            #expect(builder.schemaVersion == 1 && builder.model.version == 1, "one number, 1 by default")
+            builder.schemaVersion = 5
+            #expect(builder.model.version == 5)
+            builder.model.version = 6
+            #expect(builder.schemaVersion == 6)
+            let explicit = LMDBBuilder(
+                databaseName: "X", passphrase: "p", model: Model(version: 2, entities: [Secret.self]), schemaVersion: 7)
+            #expect(explicit.model.version == 7, "a schema version given to init wins over the model's")
+            _ = try builder.create()
+            var older = secrets(directory)
+            older.model.version = 5
+            expectError(.invalidConfiguration) { try older.create() }
+            var negative = secrets(directory)
+            negative.model.version = -1
+            expectError(.invalidConfiguration) { try negative.create() }
+        }
+    }
+
+    @Test func aStoreWrittenWithTheOldDefaultVersionZeroStillOpens() throws {
+        try withTemporaryDirectory { directory in
+            var old = secrets(directory)
+            old.schemaVersion = 0  // what `schemaVersion: 0`, the former default, wrote
+            _ = try old.create().create(Secret(id: 1, note: "n", tag: "t"))
+            let reopened = try secrets(directory).create()
+            #expect(try reopened.recover(Secret.self, id: 1)?.note == "n")
+        }
+    }
 }

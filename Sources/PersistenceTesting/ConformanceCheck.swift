@@ -49,7 +49,7 @@ public enum ConformanceSuite {
     public static let checks: [ConformanceCheck] =
         RoundTripChecks.all + ConstraintChecks.all + QueryChecks.all + IterationChecks.all + MutationChecks.all
         + TransactionChecks.all
-        + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all
+        + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all + VerificationChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

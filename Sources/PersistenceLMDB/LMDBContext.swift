@@ -197,9 +197,7 @@ public final class LMDBContext: DatabaseContext {
     /// The index key of a record in `index`, or `nil` when an indexed value is `nil` (such records aren't
     /// indexed: `nil`s never collide in unique indexes, and lookups by `nil` scan).
     private func indexKey(_ values: [Value], _ index: EntityStore.IndexStore) -> Data? {
-        let indexed = index.positions.map { values[$0] }
-        guard !indexed.contains(where: \.isNull) else { return nil }
-        return sealer.indexKey(indexed)
+        sealer.indexKey(of: values, in: index)
     }
 
     private func insert(_ values: [Value], into store: EntityStore) throws {
@@ -351,8 +349,11 @@ public final class LMDBContext: DatabaseContext {
 /// The model's entity stores, by type.
 struct EntityStores: Sendable {
     private let byType: [ObjectIdentifier: EntityStore]
+    /// Every store, in model order.
+    let all: [EntityStore]
 
     init(model: Model, stores: [EntityStore]) {
+        all = stores
         var byType: [ObjectIdentifier: EntityStore] = [:]
         for (type, store) in zip(model.entities, stores) { byType[ObjectIdentifier(type)] = store }
         self.byType = byType

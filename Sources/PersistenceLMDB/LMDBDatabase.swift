@@ -16,9 +16,9 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     /// The store's file.
     public let fileURL: URL
     let environment: Environment
-    private let stores: EntityStores
-    private let sealer: ValueSealer
-    private let metaDBI: MDB_dbi
+    let stores: EntityStores
+    let sealer: ValueSealer
+    let metaDBI: MDB_dbi
     let runner = TransactionRunner(label: "persistence.lmdb")
 
     init(fileURL: URL, environment: Environment, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi) {

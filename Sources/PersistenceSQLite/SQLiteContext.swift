@@ -13,7 +13,7 @@ public import PersistenceCore
 /// }
 /// ```
 public final class SQLiteContext: DatabaseContext {
-    private let connection: Connection
+    let connection: Connection
     private let mappings: EntityMappings
     /// Whether this context belongs to a write transaction.
     public let isWritable: Bool

@@ -14,7 +14,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     let mappings: EntityMappings
     private let writer: WriterConnection
     private let readers: ReaderPool?
-    private let runner: TransactionRunner
+    let runner: TransactionRunner
 
     init(
         path: String, inMemory: Bool, model: Model, layouts: [RecordLayout], maximumReaders: Int,
@@ -111,9 +111,12 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
 struct EntityMappings: Sendable {
     let model: Model
     private let byType: [ObjectIdentifier: TableMapping]
+    /// Every mapping, in model order.
+    let all: [TableMapping]
 
     init(model: Model, mappings: [TableMapping]) {
         self.model = model
+        all = mappings
         var byType: [ObjectIdentifier: TableMapping] = [:]
         for (type, mapping) in zip(model.entities, mappings) { byType[ObjectIdentifier(type)] = mapping }
         self.byType = byType

@@ -50,7 +50,7 @@ public enum ConformanceSuite {
         RoundTripChecks.all + EdgeValueChecks.all + ConstraintChecks.all + QueryChecks.all + IterationChecks.all
         + MutationChecks.all
         + TransactionChecks.all + StorageChecks.all
-        + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all
+        + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all + VerificationChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

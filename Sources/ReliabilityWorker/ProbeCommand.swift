@@ -43,8 +43,6 @@ struct ProbeReport: Codable {
     enum Verification: String, Codable {
         /// The store did not open, so nothing was verified.
         case notRun
-        /// This build has no `verify()` yet (see ``StoreVerification``).
-        case unavailable
         case sound
         case problems
     }

@@ -99,6 +99,7 @@ struct BitFlipTests {
             }
             #expect(tally.wrongValues.isEmpty, "\(tally.wrongValues)")
             #expect(tally.wrongAfterSound.isEmpty, "\(tally.wrongAfterSound)")
+            #expect(tally.wrongUnverified.isEmpty, "every probe verifies first: \(tally.wrongUnverified)")
             #expect(tally.workerFailures.isEmpty, "\(tally.workerFailures)")
             // A Swift runtime trap (SIGILL/SIGTRAP) is our code crashing on a damaged file; LMDB's own crashes on a
             // damaged page (SIGSEGV, SIGBUS, SIGABRT from its assertions) are counted, not failed.

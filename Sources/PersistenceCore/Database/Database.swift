@@ -37,6 +37,29 @@ public protocol Database<Context>: Sendable {
     /// throws.
     @discardableResult
     func write<R: Sendable>(_ body: @escaping @Sendable (Context) throws -> R) async throws -> R
+
+    /// Checks that the whole store is sound and reports every problem it finds, without changing anything.
+    ///
+    /// It reads the entire store in one read transaction — every record, every index entry, the stored schema and
+    /// metadata, and whatever consistency check the storage engine has — so it takes time proportional to the
+    /// store's size, and its memory does not grow with the number of records. Writes may go on meanwhile; the
+    /// check sees the snapshot its transaction started with. It does not repair anything: restore from a backup,
+    /// or export what reads correctly. A report names entities, attributes, indexes and primary keys, never
+    /// stored values.
+    ///
+    /// ```swift
+    /// let report = try db.verify()
+    /// if !report.isSound { print(report) }
+    /// ```
+    ///
+    /// - Returns: The problems found and how much was checked; damage is reported, not thrown.
+    /// - Throws: ``PersistenceError`` when the check itself can't run (the store can't be read at all, a
+    ///   transaction can't begin) — some engines report badly damaged files as ``PersistenceError/Code/corrupt``
+    ///   here rather than in the report.
+    func verify() throws -> VerificationReport
+
+    /// Checks that the whole store is sound, as the synchronous `verify()` does, running off the cooperative pool.
+    func verify() async throws -> VerificationReport
 }
 
 /// Makes a database: validates its inputs, then opens or creates the store.

@@ -154,7 +154,7 @@ final class Transaction {
 
     /// A cursor that lives exactly as long as `body`: closed before the transaction can end, as read-only
     /// transactions require.
-    private func withCursor<R>(_ dbi: MDB_dbi, _ body: (OpaquePointer) throws -> R) throws -> R {
+    func withCursor<R>(_ dbi: MDB_dbi, _ body: (OpaquePointer) throws -> R) throws -> R {
         var cursor: OpaquePointer?
         try check(mdb_cursor_open(handle, dbi, &cursor), "could not open a cursor")
         guard let cursor else { throw PersistenceError(.backend, "LMDB returned no cursor") }

@@ -1,0 +1,232 @@
+import Foundation
+import PersistenceCore
+
+/// Checks one SQLite store in one read transaction: the engine's integrity check, the metadata, each entity's
+/// table and indexes, then every row's values.
+///
+/// Rows stream through one statement per table and are checked one at a time, so memory stays flat. Statements are
+/// prepared for this run only, not cached on the connection: verification runs rarely and its SQL is its own.
+struct SQLiteVerifier {
+    let connection: Connection
+    let mappings: [TableMapping]
+    private var report = VerificationReport()
+
+    init(connection: Connection, mappings: [TableMapping]) {
+        self.connection = connection
+        self.mappings = mappings
+    }
+
+    mutating func run() throws -> VerificationReport {
+        try engineChecked(entity: nil) { try $0.integrityCheck() }
+        try engineChecked(entity: nil) { try $0.verifyMetadata() }
+        for mapping in mappings {
+            report.entitiesChecked += 1
+            try engineChecked(entity: mapping.layout.entity.name) { verifier in
+                let columns = try verifier.verifyTable(of: mapping)
+                try verifier.verifyIndexes(of: mapping)
+                try verifier.verifyRows(of: mapping, columns: columns)
+            }
+        }
+        return report
+    }
+
+    private mutating func add(_ problem: VerificationProblem) { report.append(problem) }
+
+    /// Runs one step; a `corrupt` error from SQLite (a damaged page met while reading) becomes a problem and the
+    /// next step goes on.
+    private mutating func engineChecked(entity: String?, _ step: (inout SQLiteVerifier) throws -> Void) throws {
+        do {
+            try step(&self)
+        } catch let error as PersistenceError where error.code == .corrupt {
+            add(VerificationProblem(.engineIntegrity, entity: entity, message: error.description))
+        }
+    }
+
+    /// Calls `body` with each row of a query run for this check only.
+    private static func forEachRow(
+        _ connection: Connection, _ sql: String, _ arguments: [Value] = [], _ body: (Statement) throws -> Void
+    ) throws {
+        let statement = try Statement(db: connection.handle, sql: sql, persistent: false)
+        try statement.bind(arguments)
+        while try statement.step() { try body(statement) }
+    }
+
+    // MARK: - The engine
+
+    private mutating func integrityCheck() throws {
+        var messages: [String] = []
+        var stopped: PersistenceError?
+        do {
+            // SQLite stops at 100 messages by default: enough to judge a file, and bounded.
+            try Self.forEachRow(connection, "PRAGMA integrity_check") { row in
+                if case .text(let message) = row.column(0) { messages.append(message) }
+            }
+        } catch let error as PersistenceError where error.code == .corrupt {
+            // On some damage SQLite lists what it found, then fails the statement: keep both.
+            stopped = error
+        }
+        // SQLite's messages name pages, tables, indexes and rowids, not column values.
+        for message in messages where message != "ok" {
+            add(VerificationProblem(.engineIntegrity, message: message))
+        }
+        if let stopped {
+            add(VerificationProblem(.engineIntegrity, message: "the integrity check stopped: \(stopped)"))
+        }
+    }
+
+    // MARK: - Metadata
+
+    private mutating func verifyMetadata() throws {
+        let table = SchemaStore.metadataTable
+        let exists = try connection.scalar(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)])
+        guard exists != .integer(0) else {
+            add(VerificationProblem(.metadataMissing, message: "the metadata table '\(table)' is missing"))
+            return
+        }
+        var stored: [String: Value] = [:]
+        try Self.forEachRow(connection, "SELECT key, value FROM \(quote(table))") { row in
+            if case .text(let key) = row.column(0) { stored[key] = row.column(1) }
+        }
+        for key in ["formatVersion", "modelVersion", "schema"] where stored[key] == nil {
+            add(VerificationProblem(.metadataMissing, message: "the metadata has no '\(key)'"))
+        }
+        if let format = stored["formatVersion"] {
+            guard case .integer(let version) = format, (1...SchemaStore.formatVersion).contains(version) else {
+                add(VerificationProblem(.metadataInvalid, message: "the format version is not one this version reads"))
+                return
+            }
+        }
+        if let version = stored["modelVersion"], version.storageClass != .integer {
+            add(VerificationProblem(.metadataInvalid, message: "the model version is not an integer"))
+        }
+        guard let schema = stored["schema"] else { return }
+        guard case .blob(let json) = schema,
+            let descriptions = try? JSONDecoder().decode([EntityDescription].self, from: json)
+        else {
+            add(VerificationProblem(.metadataInvalid, message: "the stored schema is unreadable"))
+            return
+        }
+        let current = mappings.map(\.layout.entity)
+        let byName: ([EntityDescription]) -> [EntityDescription] = { $0.map(\.normalized).sorted { $0.name < $1.name } }
+        if byName(descriptions) != byName(current) {
+            add(
+                VerificationProblem(
+                    .schemaMismatch, message: EntityDescription.difference(stored: descriptions, current: current)))
+        }
+    }
+
+    // MARK: - Tables and indexes
+
+    /// Checks the entity's table against its description; returns the attribute positions that have a column.
+    private mutating func verifyTable(of mapping: TableMapping) throws -> [Int] {
+        let entity = mapping.layout.entity
+        struct Column {
+            var type: String
+            var notNull: Bool
+            var isKey: Bool
+        }
+        var columns: [String: Column] = [:]
+        try Self.forEachRow(
+            connection, "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(entity.name)]
+        ) { row in
+            guard case .text(let name) = row.column(0) else { return }
+            let type = if case .text(let type) = row.column(1) { type } else { "" }
+            columns[name] = Column(
+                type: type, notNull: row.column(2) != .integer(0), isKey: row.column(3) != .integer(0))
+        }
+        func mismatch(_ message: String, attribute: String? = nil) {
+            add(VerificationProblem(.schemaMismatch, entity: entity.name, attribute: attribute, message: message))
+        }
+        guard !columns.isEmpty else {
+            mismatch("the table of '\(entity.name)' is missing")
+            return []
+        }
+        var present: [Int] = []
+        for (position, attribute) in entity.attributes.enumerated() {
+            guard let column = columns.removeValue(forKey: attribute.name) else {
+                mismatch("the table has no column for attribute '\(attribute.name)'", attribute: attribute.name)
+                continue
+            }
+            present.append(position)
+            let isKey = attribute.name == entity.primaryKey
+            if column.type.uppercased() != TableMapping.columnType(attribute.type) {
+                mismatch("column '\(attribute.name)' is declared \(column.type)", attribute: attribute.name)
+            }
+            if column.notNull != (isKey || !attribute.isOptional) {
+                mismatch(
+                    "column '\(attribute.name)' is \(column.notNull ? "" : "not ")NOT NULL, unlike its attribute",
+                    attribute: attribute.name)
+            }
+            if column.isKey != isKey {
+                mismatch(
+                    "column '\(attribute.name)' is \(column.isKey ? "" : "not ")the primary key, unlike its attribute",
+                    attribute: attribute.name)
+            }
+        }
+        for name in columns.keys.sorted() {
+            mismatch("the table has a column '\(name)' that the model does not declare")
+        }
+        return present
+    }
+
+    private mutating func verifyIndexes(of mapping: TableMapping) throws {
+        let entity = mapping.layout.entity
+        var found: [String: Bool] = [:]
+        try Self.forEachRow(
+            connection, "SELECT name, \"unique\" FROM pragma_index_list(?) WHERE origin = 'c'", [.text(entity.name)]
+        ) {
+            row in
+            if case .text(let name) = row.column(0) { found[name] = row.column(1) != .integer(0) }
+        }
+        for index in entity.indexes {
+            let name = index.name(in: entity.name)
+            func mismatch(_ message: String) {
+                add(VerificationProblem(.schemaMismatch, entity: entity.name, index: name, message: message))
+            }
+            guard let isUnique = found.removeValue(forKey: name) else {
+                mismatch("the index is missing")
+                continue
+            }
+            if isUnique != index.isUnique { mismatch("the index is \(isUnique ? "" : "not ")unique, unlike the model") }
+            var columns: [String] = []
+            try Self.forEachRow(connection, "SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]) {
+                row in
+                if case .text(let column) = row.column(0) { columns.append(column) }
+            }
+            if columns != index.attributes { mismatch("the index is on other columns than the model declares") }
+        }
+        // Extra indexes only speed up queries, unless they are unique: then they refuse writes the model allows.
+        for (name, isUnique) in found.sorted(by: { $0.key < $1.key }) where isUnique {
+            add(
+                VerificationProblem(
+                    .schemaMismatch, entity: entity.name, index: name,
+                    message: "a unique index the model does not declare constrains the table"))
+        }
+    }
+
+    // MARK: - Rows
+
+    /// Checks each value of each row against its attribute, naming the row by its primary key.
+    private mutating func verifyRows(of mapping: TableMapping, columns present: [Int]) throws {
+        let layout = mapping.layout
+        guard !present.isEmpty else { return }
+        let attributes = present.map { layout.entity.attributes[$0] }
+        let keyColumn = present.firstIndex(of: layout.primaryKeyIndex)
+        let keyType = layout.types[layout.primaryKeyIndex]
+        let sql = "SELECT \(attributes.map { quote($0.name) }.joined(separator: ", ")) FROM \(mapping.table)"
+        var values: [Value] = []
+        try Self.forEachRow(connection, sql) { row in
+            report.recordsChecked += 1
+            row.readRow(into: &values)
+            let key = keyColumn.map { values[$0].primaryKeyText(as: keyType) }
+            for (attribute, value) in zip(attributes, values) {
+                guard let found = attribute.verificationProblem(for: value, in: layout.entity.name) else { continue }
+                add(
+                    VerificationProblem(
+                        found.kind, entity: layout.entity.name, primaryKey: key, attribute: attribute.name,
+                        message: found.message))
+            }
+        }
+    }
+}

@@ -31,6 +31,8 @@ package enum FuzzSeeds {
             encoder.outputFormatting = [.sortedKeys]
             let descriptions = (try? EntityDescription(describing: FuzzRow.self)).map { [$0] } ?? []
             return [try? encoder.encode(descriptions), Data("[]".utf8)].compactMap { $0 }
+        case .wrappedKeys:
+            return [try? StoredBytes.encodeWrappedKeyRecord(passphrase: FuzzKeys.passphrase)].compactMap { $0 }
         case .row:
             return [Data(repeating: 5, count: 64), Data(repeating: 6, count: 64), Data((0..<128).map { UInt8($0) })]
         }

@@ -18,6 +18,8 @@ package enum FuzzTarget: UInt8, CaseIterable, Sendable {
     case schema
     /// Entity decoding from dynamic values of any type, as both backends decode rows and records.
     case row
+    /// Format 2's wrapped key record (JSON): decoded, then unlocked as opening unlocks it.
+    case wrappedKeys
 
     /// The target an input's first byte picks.
     package init(selector: UInt8) {
@@ -45,6 +47,8 @@ package enum FuzzTarget: UInt8, CaseIterable, Sendable {
             try Self.schema(payload)
         case .row:
             try Self.row(payload)
+        case .wrappedKeys:
+            try StoredBytes.wrappedKeyRecord(payload, passphrase: FuzzKeys.passphrase)
         }
     }
 
@@ -84,6 +88,8 @@ package enum FuzzTarget: UInt8, CaseIterable, Sendable {
 
 /// The keys sealed values are fuzzed under: derived once per process, with scrypt's cheapest parameters.
 enum FuzzKeys {
+    /// The passphrase of the fuzzed key records' seeds.
+    static let passphrase = "fuzz"
     static let sealer = try? StoredBytes.Sealer(
         passphrase: "fuzz", parameters: .scrypt(logN: 10, blockSize: 8, parallelism: 1))
     /// What a record's seal authenticates in a store: `entity · 0x00 · key`.

@@ -31,7 +31,7 @@ struct FuzzTests {
 
     @Test(
         "well-formed stored bytes decode without error",
-        arguments: [FuzzTarget.record, .keyDerivation, .metadataNumber, .sealedValue, .schema])
+        arguments: [FuzzTarget.record, .keyDerivation, .metadataNumber, .sealedValue, .schema, .wrappedKeys])
     func seedsDecode(target: FuzzTarget) throws {
         // The fuzz run starts from these: a decoder that refused them would leave its deeper code untried.
         for seed in FuzzSeeds.seeds(for: target) { try target.run(seed) }

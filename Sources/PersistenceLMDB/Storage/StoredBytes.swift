@@ -59,6 +59,37 @@ package enum StoredBytes {
                 algorithm: KeyDerivationRecord.scryptAlgorithm, parameters: parameters, salt: salt, keyCheck: keyCheck))
     }
 
+    /// A wrapped key record (format 2's `keyWrap`), read and unlocked with `passphrase` as opening a store does —
+    /// through the same ``WrappedKeyRecord/unlock(passphrase:)`` — when its scrypt cost is the cheapest (a fuzzer
+    /// can't afford 128 MiB per input); a costlier one is only decoded and its parameters checked.
+    package static func wrappedKeyRecord(_ bytes: Data, passphrase: String) throws {
+        guard let record = try? JSONDecoder().decode(WrappedKeyRecord.self, from: bytes) else {
+            throw PersistenceError(.corrupt, "the store's wrapped key record is damaged")
+        }
+        let cheapest =
+            record.parameters.logN <= 10 && record.parameters.blockSize <= 8
+            && record.parameters.parallelism <= 1
+        guard cheapest else {
+            do {
+                try record.parameters.validate()
+            } catch {
+                throw PersistenceError(.corrupt, "the store's wrapped key record is damaged")
+            }
+            return
+        }
+        _ = try record.unlock(passphrase: passphrase)
+    }
+
+    /// A well-formed wrapped key record's bytes for `passphrase`, at the cheapest scrypt cost (a fuzzing seed).
+    package static func encodeWrappedKeyRecord(passphrase: String) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(
+            WrappedKeyRecord.wrapping(
+                StoreKeys.random(), passphrase: passphrase,
+                parameters: .scrypt(logN: 10, blockSize: 8, parallelism: 1)))
+    }
+
     /// Seals and opens records with one store's keys, as an encrypted store's ``ValueSealer`` does.
     package struct Sealer: Sendable {
         private let keys: StoreKeys

@@ -187,7 +187,7 @@ private struct StoreOpening {
                     // New keys would not open what the other process sealed (format-2 keys are random).
                     throw CreatedMeanwhile()
                 } else {
-                    try checkSchema(metaDBI, transaction)
+                    try checkSchema(metaDBI, transaction, sealer: sealer)
                 }
                 stores = try layouts.map {
                     try EntityStore(layout: $0, environment: environment, transaction: transaction)
@@ -264,7 +264,9 @@ private struct StoreOpening {
         }
     }
 
-    private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction) throws {
+    /// Checks the stored schema and version against the model; a store written with an older version and another
+    /// schema is migrated here, in the opening transaction (see ``LightweightMigration``).
+    private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction, sealer: ValueSealer) throws {
         let storedVersion = try StoreMetadata.readNumber(.schemaVersion, meta, transaction) ?? 0
         guard storedVersion <= builder.schemaVersion else {
             throw PersistenceError(
@@ -277,8 +279,18 @@ private struct StoreOpening {
             throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
         }
         let current = layouts.map(\.entity)
-        guard stored.map(\.normalized) == current.map(\.normalized) else {
-            throw PersistenceError(.migrationRequired, EntityDescription.difference(stored: stored, current: current))
+        if stored.map(\.normalized).sorted(by: { $0.name < $1.name })
+            != current.map(\.normalized).sorted(by: { $0.name < $1.name })
+        {
+            let migration = LightweightMigration(stored: stored, current: layouts)
+            guard storedVersion < builder.schemaVersion else {
+                throw PersistenceError(
+                    .migrationRequired,
+                    "the model's schema differs from the store's, but both are schema version \(storedVersion): "
+                        + migration.difference.summary + "; bump the schema version (model.version) to migrate")
+            }
+            try migration.run(transaction, environment: environment, sealer: sealer, meta: meta)
+            try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
         }
         if storedVersion != builder.schemaVersion {
             try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)

@@ -193,6 +193,20 @@ final class Environment: @unchecked Sendable {
         return dbi
     }
 
+    /// Deletes the named database and its contents in `transaction` (a migration's removed entity or index);
+    /// nothing when there is none.
+    func dropDatabase(named name: String, in transaction: Transaction) throws {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        var dbi = MDB_dbi()
+        let code = mdb_dbi_open(transaction.handle, name, 0, &dbi)
+        if code == MDB_NOTFOUND { return }
+        try LMDBError.check(code, "could not open '\(name)'")
+        // mdb_drop with 1 deletes the database and closes its handle: forget it, so a later use opens it anew.
+        try LMDBError.check(mdb_drop(transaction.handle, dbi, 1), "could not delete '\(name)'")
+        databases[name] = nil
+    }
+
     /// The handle of a database opened earlier.
     func database(named name: String) throws -> MDB_dbi {
         databaseLock.lock()

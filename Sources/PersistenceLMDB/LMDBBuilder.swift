@@ -65,6 +65,13 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// The scrypt parameters for a new encrypted store (an existing store keeps the ones it was created with, until
     /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)`` is given others).
     public var keyDerivation = KeyDerivation.owasp
+    /// Brings a store written with an older ``schemaVersion`` up to the model, at ``create()``: called once with the
+    /// store's version, inside the transaction that opens the store (see ``Migration``). Without a block, what the
+    /// schema difference can do alone is done (added and removed entities and attributes, declared defaults,
+    /// indexes); a change that needs code is `migrationFailed`, naming it, with the store unchanged.
+    public var migrationBlock: MigrationBlock?
+    /// Called on the opening thread as a migration goes through each entity's records (see ``MigrationProgress``).
+    public var migrationProgress: MigrationProgressHandler?
     /// Creates a new encrypted store in format 1 (keys derived straight from the passphrase), as Persistence did
     /// before format 2: only for tests of reading and upgrading such stores.
     var createsDerivedKeyFormat = false
@@ -109,9 +116,15 @@ public struct LMDBBuilder: DatabaseBuilder {
 
     /// Validates the configuration, then opens (creating when needed) the database.
     ///
+    /// A store written with an older ``schemaVersion`` is migrated before this returns (``migrationBlock``); one
+    /// written with a newer version is refused, untouched.
+    ///
     /// - Throws: `PersistenceError` — `invalidName`, `invalidConfiguration` (an empty passphrase, options out of
-    ///   range), `directoryNotFound`, `permissionDenied`, `invalidSchema`, `wrongPassphrase` (checked before any
-    ///   record is read or written), `migrationRequired`, `unsupportedFormatVersion`, `corrupt`.
+    ///   range, a store of a newer schema version), `directoryNotFound`, `permissionDenied`, `invalidSchema`,
+    ///   `wrongPassphrase` (checked before any record is read or written), `migrationRequired` (the schema changed
+    ///   without a version bump), `migrationFailed` (the migration block threw — the cause is the error's
+    ///   `underlyingError` — or the migrated records don't fit the model; the store is unchanged),
+    ///   `unsupportedFormatVersion`, `corrupt`, `storageFull`.
     public func create() throws -> LMDBDatabase {
         if let passphrase, passphrase.isEmpty {
             throw PersistenceError(.invalidConfiguration, "the passphrase is empty")
@@ -139,161 +152,5 @@ public struct LMDBBuilder: DatabaseBuilder {
                 maximumDatabases: max(128, 2 * (1 + layouts.count + indexCount)))
         }
         return try StoreOpening(builder: self, environment: environment, layouts: layouts).open(file: file)
-    }
-}
-
-/// The steps of opening a store, in order: read the metadata, derive and check the key, then create or check.
-private struct StoreOpening {
-    let builder: LMDBBuilder
-    let environment: Environment
-    let layouts: [RecordLayout]
-
-    private struct Stored {
-        var format: UInt64?
-        var keyRecord: StoreKeyRecord?
-        var schemaVersion: UInt64?
-    }
-
-    /// Another process created the store between reading its metadata and writing it: open again, with its keys.
-    private struct CreatedMeanwhile: Error {}
-
-    func open(file: URL) throws -> LMDBDatabase {
-        var attempts = 0
-        while true {
-            do {
-                return try openOnce(file: file)
-            } catch is CreatedMeanwhile where attempts < 3 {
-                attempts += 1
-            } catch is CreatedMeanwhile {
-                throw PersistenceError(.busy, "another process kept creating the store at the same time")
-            }
-        }
-    }
-
-    private func openOnce(file: URL) throws -> LMDBDatabase {
-        try environment.writer.withLock {
-            let stored = try readMetadata()
-            // Derive the key before any write: a wrong passphrase leaves the file untouched.
-            let keys = try stored.format == nil ? newKeys() : existingKeys(stored)
-            let sealer = ValueSealer(keys: keys.map(\.keys))
-            var stores: [EntityStore] = []
-            var metaDBI = MDB_dbi()
-            try environment.write { transaction in
-                metaDBI = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
-                let current = try StoreMetadata.readNumber(.format, metaDBI, transaction)
-                if current == nil {
-                    try initialize(metaDBI, transaction, keyRecord: keys?.record)
-                } else if stored.format == nil {
-                    // New keys would not open what the other process sealed (format-2 keys are random).
-                    throw CreatedMeanwhile()
-                } else {
-                    try checkSchema(metaDBI, transaction, sealer: sealer)
-                }
-                stores = try layouts.map {
-                    try EntityStore(layout: $0, environment: environment, transaction: transaction)
-                }
-            }
-            return LMDBDatabase(
-                fileURL: file, environment: environment, stores: EntityStores(model: builder.model, stores: stores),
-                sealer: sealer, metaDBI: metaDBI)
-        }
-    }
-
-    private func readMetadata() throws -> Stored {
-        try environment.read { transaction in
-            // The meta database may not exist yet: look it up without creating it.
-            var dbi = MDB_dbi()
-            let code = mdb_dbi_open(transaction.handle, StoreMetadata.databaseName, 0, &dbi)
-            if code == MDB_NOTFOUND { return Stored() }
-            try LMDBError.check(code, "could not open the store's metadata")
-            var stored = Stored()
-            stored.format = try StoreMetadata.readNumber(.format, dbi, transaction)
-            if let format = stored.format, format > StoreMetadata.formatVersion {
-                throw PersistenceError(
-                    .unsupportedFormatVersion,
-                    "the store has format version \(format); this version of Persistence reads up to "
-                        + "\(StoreMetadata.formatVersion)")
-            }
-            if let format = stored.format {
-                stored.keyRecord = try StoreKeyRecord.read(format: format, dbi, transaction)
-            }
-            stored.schemaVersion = try StoreMetadata.readNumber(.schemaVersion, dbi, transaction)
-            return stored
-        }
-    }
-
-    private func newKeys() throws -> (keys: StoreKeys, record: StoreKeyRecord)? {
-        guard let passphrase = builder.passphrase else { return nil }
-        let (keys, record) =
-            try builder.createsDerivedKeyFormat
-            ? StoreKeyRecord.newDerived(passphrase: passphrase, parameters: builder.keyDerivation)
-            : StoreKeyRecord.new(passphrase: passphrase, parameters: builder.keyDerivation)
-        return (keys, record)
-    }
-
-    private func existingKeys(_ stored: Stored) throws -> (keys: StoreKeys, record: StoreKeyRecord)? {
-        switch (stored.keyRecord, builder.passphrase) {
-        case (nil, nil):
-            return nil
-        case (nil, _?):
-            throw PersistenceError(
-                .invalidConfiguration, "the store is not encrypted; open it with LMDBBuilder.unencrypted")
-        case (_?, nil):
-            throw PersistenceError(.wrongPassphrase, "the store is encrypted and no passphrase was given")
-        case (let record?, let passphrase?):
-            return (try record.unlock(passphrase: passphrase), record)
-        }
-    }
-
-    private func schemaJSON() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(layouts.map(\.entity))
-    }
-
-    private func initialize(_ meta: MDB_dbi, _ transaction: Transaction, keyRecord: StoreKeyRecord?) throws {
-        try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
-        try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
-        if let keyRecord {
-            // Writes the format that goes with the record.
-            try keyRecord.write(meta, transaction)
-            try StoreMetadata.writeNumber(.nonceCounter, 0, meta, transaction)
-        } else {
-            // An unencrypted store has nothing format 2 added: it stays readable by versions that read format 1.
-            try StoreMetadata.writeNumber(.format, StoreMetadata.derivedKeyFormat, meta, transaction)
-        }
-    }
-
-    /// Checks the stored schema and version against the model; a store written with an older version and another
-    /// schema is migrated here, in the opening transaction (see ``LightweightMigration``).
-    private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction, sealer: ValueSealer) throws {
-        let storedVersion = try StoreMetadata.readNumber(.schemaVersion, meta, transaction) ?? 0
-        guard storedVersion <= builder.schemaVersion else {
-            throw PersistenceError(
-                .invalidConfiguration,
-                "the store has schema version \(storedVersion), newer than this builder's \(builder.schemaVersion)")
-        }
-        guard let json = try StoreMetadata.read(.schema, meta, transaction),
-            let stored = try? JSONDecoder().decode([EntityDescription].self, from: json)
-        else {
-            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
-        }
-        let current = layouts.map(\.entity)
-        if stored.map(\.normalized).sorted(by: { $0.name < $1.name })
-            != current.map(\.normalized).sorted(by: { $0.name < $1.name })
-        {
-            let migration = LightweightMigration(stored: stored, current: layouts)
-            guard storedVersion < builder.schemaVersion else {
-                throw PersistenceError(
-                    .migrationRequired,
-                    "the model's schema differs from the store's, but both are schema version \(storedVersion): "
-                        + migration.difference.summary + "; bump the schema version (model.version) to migrate")
-            }
-            try migration.run(transaction, environment: environment, sealer: sealer, meta: meta)
-            try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
-        }
-        if storedVersion != builder.schemaVersion {
-            try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
-        }
     }
 }

@@ -19,13 +19,15 @@ func makeTemporaryDirectory() throws -> URL {
     return directory
 }
 
-/// Records an issue unless `body` throws a ``PersistenceError`` with `code`.
+/// Records an issue unless `body` throws a ``PersistenceError`` with `code`; returns the error it threw, for
+/// checks of its message or cause.
 ///
 /// Tests match errors by code, never by whole-error equality: messages may improve, codes are stable.
+@discardableResult
 public func expectError<R>(
     _ code: PersistenceError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () throws -> R
-) {
+) -> PersistenceError? {
     do {
         _ = try body()
         Issue.record(
@@ -33,7 +35,9 @@ public func expectError<R>(
             sourceLocation: sourceLocation)
     } catch let error as PersistenceError {
         #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
     } catch {
         Issue.record("expected a PersistenceError .\(code), got \(error)", sourceLocation: sourceLocation)
     }
+    return nil
 }

@@ -35,6 +35,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     public var nativeCode: Int32?
     /// The storage engine's own message, where there is one.
     public var nativeMessage: String?
+    /// The error that caused this one, where there is one — for example what a migration block threw, kept
+    /// whole under a ``Code/migrationFailed`` error so the caller can match on it.
+    public var underlyingError: (any Error)?
 
     /// Creates an error.
     /// - Parameters:
@@ -42,11 +45,16 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     ///   - message: A human-readable explanation; never include stored values or secrets.
     ///   - nativeCode: The storage engine's own error code.
     ///   - nativeMessage: The storage engine's own message.
-    public init(_ code: Code, _ message: String, nativeCode: Int32? = nil, nativeMessage: String? = nil) {
+    ///   - underlyingError: The error that caused this one.
+    public init(
+        _ code: Code, _ message: String, nativeCode: Int32? = nil, nativeMessage: String? = nil,
+        underlyingError: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.nativeCode = nativeCode
         self.nativeMessage = nativeMessage
+        self.underlyingError = underlyingError
     }
 
     /// `code: message (native code: native message)`.
@@ -86,7 +94,8 @@ extension PersistenceError.Code {
     public static let unknownAttribute = Self(rawValue: "unknownAttribute")
     /// The store's schema differs from the model and the change needs a migration.
     public static let migrationRequired = Self(rawValue: "migrationRequired")
-    /// A migration could not be carried out; nothing was changed.
+    /// A migration could not be carried out, or the migration code threw (see
+    /// ``PersistenceError/underlyingError``); nothing was changed.
     public static let migrationFailed = Self(rawValue: "migrationFailed")
     /// The store was written by a newer, unknown format version.
     public static let unsupportedFormatVersion = Self(rawValue: "unsupportedFormatVersion")

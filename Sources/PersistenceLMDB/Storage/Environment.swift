@@ -90,11 +90,14 @@ final class Environment: @unchecked Sendable {
     /// Runs `body` once in a write transaction, committing when it returns. The caller holds ``writer``.
     ///
     /// `body` is never run twice: LMDB can't grow the map while a transaction is open, so the map is grown *ahead*
-    /// of need before the transaction begins (see ``growAheadOfNeed()``). A write that still fills the map is
+    /// of need before the transaction begins (see ``growAheadOfNeed(reservingMultipleOfUsed:)``). A write that still fills the map is
     /// rolled back whole and throws `storageFull` (the map is grown for the next attempt); re-running the block
     /// instead would repeat its side effects and lose what a single-pass sequence had already handed over.
-    func write<R>(_ body: (Transaction) throws -> R) throws -> R {
-        try growAheadOfNeed()
+    ///
+    /// - Parameter reservingMultipleOfUsed: Grow the map ahead so that this many times the store's used size is
+    ///   free besides (a migration that rewrites every record); 0 for the usual half-free rule.
+    func write<R>(reservingMultipleOfUsed: Int = 0, _ body: (Transaction) throws -> R) throws -> R {
+        try growAheadOfNeed(reservingMultipleOfUsed: reservingMultipleOfUsed)
         while true {
             do {
                 return try growth.withShared {
@@ -146,15 +149,16 @@ final class Environment: @unchecked Sendable {
     /// space, not disk) this never happens; with a small ``LMDBBuilder/initialMapSize`` it keeps ordinary writes
     /// from filling the map. `mdb_env_set_mapsize` needs every transaction of this process closed, so it waits for
     /// open reads; a read open on this very thread would wait for itself, and then the map is left as it is.
-    private func growAheadOfNeed() throws {
+    private func growAheadOfNeed(reservingMultipleOfUsed multiple: Int = 0) throws {
         guard readDepth.value == 0 else { return }
         var info = MDB_envinfo()
         var stat = MDB_stat()
         try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
         try LMDBError.check(mdb_env_stat(handle, &stat), "could not read the page size")
         let used = (info.me_last_pgno + 1).multipliedReportingOverflow(by: Int(stat.ms_psize))
-        guard !used.overflow, used.partialValue > info.me_mapsize / 2 else { return }
-        try growth.withExclusive { try grow(toAtLeast: 2 * used.partialValue) }
+        let needed = used.partialValue.multipliedReportingOverflow(by: max(2, multiple + 1))
+        guard !used.overflow, !needed.overflow, needed.partialValue > info.me_mapsize else { return }
+        try growth.withExclusive { try grow(toAtLeast: needed.partialValue) }
     }
 
     /// Sets the map to at least `size` bytes (by doubling). Call with the growth lock held exclusively.

@@ -189,14 +189,15 @@ benchmark: deps
 RELIABILITY_KILLS ?= 200
 RELIABILITY_FLIPS ?= 1000
 RELIABILITY_FUZZ_INPUTS ?= 50000
+RELIABILITY_MIGRATION_RECORDS ?= 20000
 RELIABILITY_LOG := .build/reliability.log
 
 reliability: deps
 	@echo "==> reliability: build with tests"
 	$(SWIFT) build --build-tests
-	@echo "==> reliability: $(RELIABILITY_KILLS) kills/backend, $(RELIABILITY_FLIPS) flips, $(RELIABILITY_FUZZ_INPUTS) fuzz inputs"
+	@echo "==> reliability: $(RELIABILITY_KILLS) kills/backend and of $(RELIABILITY_MIGRATION_RECORDS)-record migrations, $(RELIABILITY_FLIPS) flips, $(RELIABILITY_FUZZ_INPUTS) fuzz inputs"
 	RELIABILITY_KILLS=$(RELIABILITY_KILLS) RELIABILITY_FLIPS=$(RELIABILITY_FLIPS) \
-		RELIABILITY_FUZZ_INPUTS=$(RELIABILITY_FUZZ_INPUTS) \
+		RELIABILITY_FUZZ_INPUTS=$(RELIABILITY_FUZZ_INPUTS) RELIABILITY_MIGRATION_RECORDS=$(RELIABILITY_MIGRATION_RECORDS) \
 		$(SWIFT) test --skip-build --disable-xctest --filter PersistenceReliabilityTests 2>&1 | tee $(RELIABILITY_LOG)
 	@echo "==> reliability: figures"
 	@grep '^reliability ' $(RELIABILITY_LOG)

@@ -146,11 +146,12 @@ public struct LMDBBuilder: DatabaseBuilder {
         let location = try StoreLocation(name: databaseName, directory: directory)
         let file = location.file(extension: "lmdb").resolvingSymlinksInPath()
         let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count }
-        let environment = try EnvironmentRegistry.environment(path: file.path) {
+        let (environment, shared) = try EnvironmentRegistry.environment(path: file.path) {
             try Environment(
                 path: file.path, mapSize: initialMapSize, maximumReaders: maximumReaders,
                 maximumDatabases: max(128, 2 * (1 + layouts.count + indexCount)))
         }
-        return try StoreOpening(builder: self, environment: environment, layouts: layouts).open(file: file)
+        return try StoreOpening(builder: self, environment: environment, layouts: layouts, isShared: shared)
+            .open(file: file)
     }
 }

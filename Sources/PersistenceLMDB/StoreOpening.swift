@@ -7,6 +7,8 @@ struct StoreOpening {
     let builder: LMDBBuilder
     let environment: Environment
     let layouts: [RecordLayout]
+    /// Whether another database of this process has the store open (it reads records in the stored schema).
+    let isShared: Bool
 
     private struct Stored {
         var format: UInt64?
@@ -40,7 +42,7 @@ struct StoreOpening {
             var metaDBI = MDB_dbi()
             // A migration writes every changed record, in two forms when the block enumerates: while its transaction
             // is open, the old pages stay too. Make room ahead, as a write can't grow the map (nor run twice).
-            let migrates = stored.schemaVersion.map { $0 < builder.schemaVersion } ?? false
+            let migrates = stored.format != nil && (stored.schemaVersion ?? 0) < builder.schemaVersion
             try environment.write(reservingMultipleOfUsed: migrates ? 4 : 0) { transaction in
                 metaDBI = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
                 let current = try StoreMetadata.readNumber(.format, metaDBI, transaction)
@@ -143,6 +145,11 @@ struct StoreOpening {
             throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
         }
         let difference = SchemaDifference(stored: stored, current: layouts.map(\.entity))
+        // Records hold their values in attribute order: properties declared in another order are no schema change,
+        // but the records are rewritten in the new order (else they would read each other's values).
+        let reordered = stored.contains { entity in
+            layouts.first { $0.entity.name == entity.name }.map { $0.names != entity.attributes.map(\.name) } ?? false
+        }
         guard storedVersion < builder.schemaVersion else {
             guard difference.isEmpty else {
                 throw PersistenceError(
@@ -150,23 +157,32 @@ struct StoreOpening {
                     "the model's schema differs from the store's, but both are schema version \(storedVersion): "
                         + difference.summary + "; bump the schema version (model.version) to migrate")
             }
+            if reordered {
+                try migrate(from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: false)
+            }
             return
         }
-        if builder.migrationBlock != nil || !difference.isEmpty {
-            try migrate(from: stored, version: storedVersion, meta, transaction, sealer: sealer)
+        if builder.migrationBlock != nil || !difference.isEmpty || reordered {
+            try migrate(from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: true)
         }
         try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
     }
 
     private func migrate(
         from stored: [EntityDescription], version: UInt64, _ meta: MDB_dbi, _ transaction: Transaction,
-        sealer: ValueSealer
+        sealer: ValueSealer, runsBlock: Bool
     ) throws {
+        guard !isShared else {
+            throw PersistenceError(
+                .busy,
+                "the store needs a migration to schema version \(builder.schemaVersion), but another database of "
+                    + "this process has it open in the stored schema; migrate it before opening it elsewhere")
+        }
         let run = try MigrationRun(
             stored: stored, current: layouts, transaction: transaction, environment: environment, sealer: sealer,
             nonceCounter: StoreMetadata.readNumber(.nonceCounter, meta, transaction) ?? 0,
             progress: builder.migrationProgress)
-        if let block = builder.migrationBlock {
+        if runsBlock, let block = builder.migrationBlock {
             let migration = Migration(run: run, oldSchemaVersion: version, newSchemaVersion: builder.schemaVersion)
             defer { migration.close() }
             do {

@@ -146,12 +146,16 @@ enum PeopleV3 {
         // v1 → v2, then v2 → v3, each start-up with the block its app shipped.
         try withTemporaryDirectory { directory in
             try seedV1(directory, encrypted: encrypted)
-            let v2 = try builder(directory, PeopleV2.model, encrypted: encrypted, block: PeopleV2.migration).create()
-            let renamed = try #require(try v2.recover(PeopleV2.Person.self, id: 5))
-            #expect(renamed.fullName == "Ada5 Lovelace5", "the renamed attribute keeps its value")
-            #expect(renamed.karma == 10, "the declared default is written into every old record")
-            #expect(try v2.recover(PeopleV2.Person.self, key: "fullName", value: "Ada9 Lovelace9").map(\.id) == [9])
-            try v2.write { try $0.update(PeopleV2.Person(from: renamed, karma: 99)) }
+            do {
+                let v2 = try builder(directory, PeopleV2.model, encrypted: encrypted, block: PeopleV2.migration)
+                    .create()
+                let renamed = try #require(try v2.recover(PeopleV2.Person.self, id: 5))
+                #expect(renamed.fullName == "Ada5 Lovelace5", "the renamed attribute keeps its value")
+                #expect(renamed.karma == 10, "the declared default is written into every old record")
+                #expect(
+                    try v2.recover(PeopleV2.Person.self, key: "fullName", value: "Ada9 Lovelace9").map(\.id) == [9])
+                try v2.write { try $0.update(PeopleV2.Person(from: renamed, karma: 99)) }
+            }
             try expectV3(
                 builder(directory, PeopleV3.model, encrypted: encrypted, block: PeopleV3.migration).create(), karma: 10)
         }
@@ -188,6 +192,17 @@ enum PeopleV3 {
             // Opened again at the same version: nothing to migrate, the block doesn't run.
             _ = try builder(directory, model) { _, _ in calls.withLock { $0.append(99) } }.create()
             #expect(calls.withLock { $0 } == [1])
+        }
+    }
+
+    @Test func aStoreOpenInTheOldSchemaInThisProcessIsNotMigratedUnderIt() throws {
+        try withTemporaryDirectory { directory in
+            try seedV1(directory)
+            let open = try builder(directory, PeopleV1.model).create()
+            expectError(.busy) {
+                _ = try builder(directory, PeopleV2.model) { _, _ in Issue.record("ran the block") }.create()
+            }
+            #expect(try open.count(PeopleV1.Person.self) == Self.count, "the open database still reads its records")
         }
     }
 

@@ -12,13 +12,15 @@ enum EnvironmentRegistry {
 
     private static let open = Mutex<[String: WeakEnvironment]>([:])
 
-    /// The environment of `path`, opening it when no live database holds it.
-    static func environment(path: String, make: () throws -> Environment) throws -> Environment {
+    /// The environment of `path`, opening it when no live database holds it; `shared` tells whether one did.
+    static func environment(path: String, make: () throws -> Environment) throws -> (
+        environment: Environment, shared: Bool
+    ) {
         try open.withLock { environments in
-            if let existing = environments[path]?.environment { return existing }
+            if let existing = environments[path]?.environment { return (existing, true) }
             let environment = try make()
             environments[path] = WeakEnvironment(environment)
-            return environment
+            return (environment, false)
         }
     }
 }

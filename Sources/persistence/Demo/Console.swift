@@ -13,6 +13,11 @@ final class Console {
 
     /// Prints one line of a step's output.
     func detail(_ line: String) {
+        Self.detail(line)
+    }
+
+    /// Prints one line of a step's output, from code that may run on another thread (a progress handler).
+    static func detail(_ line: String) {
         print("    \(line)")
     }
 

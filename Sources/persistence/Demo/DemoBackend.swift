@@ -33,6 +33,7 @@ enum DemoBackend: String, CaseIterable, Sendable {
             try await ShopFlow(db: db, console: console, now: Date()).run()
             try LMDBDemo.showEncryptionAtRest(db, console: console)
             try LMDBDemo.showWrongPassphrase(db, in: directory, console: console)
+            try LMDBMigrationDemo.run(in: directory, passphrase: LMDBDemo.passphrase, console: console)
         }
     }
 }
@@ -73,7 +74,7 @@ private enum SQLiteDemo {
 
 // MARK: - LMDB
 
-private enum LMDBDemo {
+enum LMDBDemo {
     /// The demo's made-up passphrase. A real app never hard-codes one: it gets it from the user, or from the
     /// platform's secret store (the Keychain on Apple platforms).
     static let passphrase = "demo only: correct horse battery staple"

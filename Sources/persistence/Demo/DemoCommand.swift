@@ -8,9 +8,9 @@ struct Demo: AsyncParsableCommand {
         discussion: """
             Creates a store in a fresh temporary directory (removed afterwards) or in --directory (kept), then \
             inserts, queries, updates, upserts, deletes and counts records, shows a rollback, the async API and \
-            what is the backend's own: raw SQL on SQLite; on LMDB, encryption at rest and a refused wrong \
-            passphrase. The flow is the same code on every backend. Exits non-zero if any step does not give the \
-            expected result.
+            what is the backend's own: raw SQL on SQLite; on LMDB, encryption at rest, a refused wrong \
+            passphrase and a store written by an older app version migrated at start-up, with progress. The \
+            flow is the same code on every backend. Exits non-zero if any step does not give the expected result.
             """
     )
 

@@ -158,4 +158,30 @@ struct LightweightMigrationTests {
             }
         }
     }
+
+    struct MemoV1: Entity {
+        var id: Int64
+        var note: String?
+        static var entityName: String { "Memo" }
+    }
+
+    struct MemoV2: Entity, Equatable {
+        var id: Int64
+        var note: String?
+        var pinned: Bool
+        static var entityName: String { "Memo" }
+        static let defaultValues: [String: Value] = ["note": "(none)", "pinned": false]
+    }
+
+    @Test func aDefaultFillsAddedAttributesButNeverAStoredNil() throws {
+        try withTemporaryDirectory { directory in
+            let v1 = builder(directory, 1, [MemoV1.self], encrypted: false)
+            try v1.create().create([MemoV1(id: 1, note: nil), MemoV1(id: 2, note: "kept")])
+            let db = try builder(directory, 2, [MemoV2.self], encrypted: false).create()
+            #expect(
+                try db.recover() == [
+                    MemoV2(id: 1, note: nil, pinned: false), MemoV2(id: 2, note: "kept", pinned: false),
+                ])
+        }
+    }
 }

@@ -126,6 +126,14 @@ public struct LMDBBuilder: DatabaseBuilder {
     ///   `underlyingError` — or the migrated records don't fit the model; the store is unchanged),
     ///   `unsupportedFormatVersion`, `corrupt`, `storageFull`.
     public func create() throws -> LMDBDatabase {
+        let (layouts, file) = try validated()
+        let (environment, shared) = try openEnvironment(layouts, file)
+        return try StoreOpening(builder: self, environment: environment, layouts: layouts, isShared: shared)
+            .open(file: file)
+    }
+
+    /// The model's layouts and the store's file, once every option is checked (before anything touches disk).
+    private func validated() throws -> (layouts: [RecordLayout], file: URL) {
         if let passphrase, passphrase.isEmpty {
             throw PersistenceError(.invalidConfiguration, "the passphrase is empty")
         }
@@ -144,14 +152,30 @@ public struct LMDBBuilder: DatabaseBuilder {
         try keyDerivation.validate()
         let layouts = try model.layouts()
         let location = try StoreLocation(name: databaseName, directory: directory)
-        let file = location.file(extension: "lmdb").resolvingSymlinksInPath()
+        return (layouts, location.file(extension: "lmdb").resolvingSymlinksInPath())
+    }
+
+    /// The process's environment of `file`, and whether another database of the process holds it.
+    private func openEnvironment(_ layouts: [RecordLayout], _ file: URL) throws -> (Environment, shared: Bool) {
         let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count }
-        let (environment, shared) = try EnvironmentRegistry.environment(path: file.path) {
+        return try EnvironmentRegistry.environment(path: file.path) {
             try Environment(
                 path: file.path, mapSize: initialMapSize, maximumReaders: maximumReaders,
                 maximumDatabases: max(128, 2 * (1 + layouts.count + indexCount)))
         }
-        return try StoreOpening(builder: self, environment: environment, layouts: layouts, isShared: shared)
-            .open(file: file)
+    }
+
+    /// Runs the migration ``create()`` would run on the store — the ``migrationBlock`` included, with its side
+    /// effects — and rolls it back: the store is left as it was. Use it before shipping a new schema version, on a
+    /// copy of real data, to learn whether the migration succeeds, what it changes and how long it takes.
+    ///
+    /// - Returns: What the migration would do; `nil` when there is no store, or it is at this schema version with
+    ///   this schema.
+    /// - Throws: What ``create()`` would throw, except that nothing is created or changed.
+    public func dryRunMigration() throws -> MigrationReport? {
+        let (layouts, file) = try validated()
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let (environment, shared) = try openEnvironment(layouts, file)
+        return try StoreOpening(builder: self, environment: environment, layouts: layouts, isShared: shared).dryRun()
     }
 }

@@ -19,6 +19,9 @@ struct StoreOpening {
     /// Another process created the store between reading its metadata and writing it: open again, with its keys.
     private struct CreatedMeanwhile: Error {}
 
+    /// Ends a dry run's transaction, so that it rolls back.
+    private struct DryRunFinished: Error {}
+
     func open(file: URL) throws -> LMDBDatabase {
         var attempts = 0
         while true {
@@ -29,6 +32,27 @@ struct StoreOpening {
             } catch is CreatedMeanwhile {
                 throw PersistenceError(.busy, "another process kept creating the store at the same time")
             }
+        }
+    }
+
+    /// Runs the migration opening would run, then rolls it back; `nil` when the store needs none.
+    func dryRun() throws -> MigrationReport? {
+        try environment.writer.withLock {
+            let stored = try readMetadata()
+            guard stored.format != nil else { return nil }
+            let sealer = ValueSealer(keys: try existingKeys(stored).map(\.keys))
+            var report: MigrationReport?
+            let known = environment.openDatabaseNames
+            do {
+                try environment.write(reservingMultipleOfUsed: 4) { transaction in
+                    let meta = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
+                    report = try checkSchema(meta, transaction, sealer: sealer)
+                    throw DryRunFinished()
+                }
+            } catch is DryRunFinished {
+                environment.forgetDatabaseHandles(openedSince: known)
+            }
+            return report
         }
     }
 
@@ -43,6 +67,9 @@ struct StoreOpening {
             // A migration writes every changed record, in two forms when the block enumerates: while its transaction
             // is open, the old pages stay too. Make room ahead, as a write can't grow the map (nor run twice).
             let migrates = stored.format != nil && (stored.schemaVersion ?? 0) < builder.schemaVersion
+            // Handles of databases first opened in a transaction that rolls back are closed with it: forget them.
+            let known = environment.openDatabaseNames
+            defer { if stores.isEmpty { environment.forgetDatabaseHandles(openedSince: known) } }
             try environment.write(reservingMultipleOfUsed: migrates ? 4 : 0) { transaction in
                 metaDBI = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
                 let current = try StoreMetadata.readNumber(.format, metaDBI, transaction)
@@ -52,7 +79,7 @@ struct StoreOpening {
                     // New keys would not open what the other process sealed (format-2 keys are random).
                     throw CreatedMeanwhile()
                 } else {
-                    try checkSchema(metaDBI, transaction, sealer: sealer)
+                    _ = try checkSchema(metaDBI, transaction, sealer: sealer)
                 }
                 stores = try layouts.map {
                     try EntityStore(layout: $0, environment: environment, transaction: transaction)
@@ -132,7 +159,9 @@ struct StoreOpening {
     /// Checks the stored schema and version against the model, and migrates a store written with an older version
     /// in the opening transaction: the builder's migration block (run exactly once), then what the schema difference
     /// does alone (see ``MigrationRun``).
-    private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction, sealer: ValueSealer) throws {
+    private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction, sealer: ValueSealer) throws
+        -> MigrationReport?
+    {
         let storedVersion = try StoreMetadata.readNumber(.schemaVersion, meta, transaction) ?? 0
         guard storedVersion <= builder.schemaVersion else {
             throw PersistenceError(
@@ -157,21 +186,25 @@ struct StoreOpening {
                     "the model's schema differs from the store's, but both are schema version \(storedVersion): "
                         + difference.summary + "; bump the schema version (model.version) to migrate")
             }
-            if reordered {
-                try migrate(from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: false)
-            }
-            return
+            guard reordered else { return nil }
+            return try migrate(
+                from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: false)
         }
+        var report = MigrationReport(
+            fromVersion: Int(clamping: storedVersion), toVersion: Int(clamping: builder.schemaVersion), changes: [],
+            entities: [])
         if builder.migrationBlock != nil || !difference.isEmpty || reordered {
-            try migrate(from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: true)
+            report = try migrate(
+                from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: true)
         }
         try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
+        return report
     }
 
     private func migrate(
         from stored: [EntityDescription], version: UInt64, _ meta: MDB_dbi, _ transaction: Transaction,
         sealer: ValueSealer, runsBlock: Bool
-    ) throws {
+    ) throws -> MigrationReport {
         guard !isShared else {
             throw PersistenceError(
                 .busy,
@@ -200,6 +233,7 @@ struct StoreOpening {
         }
         try run.finish(meta: meta)
         try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
+        return try run.report(from: version, to: builder.schemaVersion)
     }
 
     /// What `create()` throws for an error of the migration block: `migrationFailed` keeping the cause, except a

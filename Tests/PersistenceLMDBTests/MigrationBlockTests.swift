@@ -206,6 +206,35 @@ enum PeopleV3 {
         }
     }
 
+    @Test func aDryRunReportsTheMigrationAndChangesNothing() throws {
+        try withTemporaryDirectory { directory in
+            #expect(try builder(directory, PeopleV3.model, block: PeopleV3.migration).dryRunMigration() == nil)
+            #expect(!FileManager.default.fileExists(atPath: dataFile(directory, name: "People").path))
+            try seedV1(directory)
+            let before = try Data(contentsOf: dataFile(directory, name: "People"))
+            let report = try #require(
+                try builder(directory, PeopleV3.model, block: PeopleV3.migration).dryRunMigration())
+            #expect(report.fromVersion == 1 && report.toVersion == 3)
+            #expect(report.changes.contains("'Person.age' changed type from string to integer"), "\(report)")
+            #expect(
+                report.entities == [
+                    .init(
+                        name: "Person", recordsBefore: Self.count, recordsAfter: Self.count,
+                        recordsRewritten: Self.count),
+                    .init(name: "Legacy", recordsBefore: 1, recordsAfter: 0, recordsRewritten: 0),
+                    .init(
+                        name: "Pet", recordsBefore: 0, recordsAfter: Self.count / 10, recordsRewritten: Self.count / 10),
+                ])
+            #expect(try Data(contentsOf: dataFile(directory, name: "People")) == before, "rolled back")
+            #expect(try builder(directory, PeopleV1.model).create().count(PeopleV1.Person.self) == Self.count)
+            // The failure a real start-up would meet, without the change.
+            let failing = builder(directory, PeopleV3.model) { _, _ in throw Oops() }
+            expectError(.migrationFailed) { _ = try failing.dryRunMigration() }
+            try expectV3(builder(directory, PeopleV3.model, block: PeopleV3.migration).create(), karma: 10)
+            #expect(try builder(directory, PeopleV3.model).dryRunMigration() == nil, "nothing left to migrate")
+        }
+    }
+
     @Test func aNewerStoreIsRefusedUntouched() throws {
         try withTemporaryDirectory { directory in
             try seedV1(directory)

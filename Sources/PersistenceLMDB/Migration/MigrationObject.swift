@@ -89,6 +89,7 @@ public final class MigrationObject: RecordReading {
         }
         record.values[position] = conformed
         isChanged = true
+        pass.changedAttributes.insert(name)
         if role == .created { try migration.run.update(created: record.values, key: key, in: pass) }
     }
 

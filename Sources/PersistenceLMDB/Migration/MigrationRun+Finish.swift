@@ -52,11 +52,24 @@ extension MigrationRun {
             let recordsChange =
                 change?.changesRecords == true || pass.mapping?.changesRecords == true || !pass.renamed.isEmpty
             let rewritesRecords = pass.form == .working || (pass.form == .old && recordsChange) || pass.touched
-            let indexesChange = change.map { !$0.addedIndexes.isEmpty || !$0.removedIndexes.isEmpty } ?? false
+            let indexesChange = change.map { !$0.addedIndexes.isEmpty } ?? false
             guard rewritesRecords || indexesChange else { continue }
             try rewrite(pass, new, change: change, recordsToo: rewritesRecords)
         }
         if sealer.isEncrypted { try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, meta, transaction) }
+    }
+
+    /// What the migration did, once ``finish(meta:)`` has run.
+    func report(from oldVersion: UInt64, to newVersion: UInt64) throws -> MigrationReport {
+        MigrationReport(
+            fromVersion: Int(clamping: oldVersion), toVersion: Int(clamping: newVersion), changes: difference.clauses,
+            entities: try order.compactMap { name in
+                guard let pass = entities[name] else { return nil }
+                return MigrationReport.EntityCounts(
+                    name: name, recordsBefore: pass.recordsBefore,
+                    recordsAfter: pass.new == nil ? 0 : try transaction.count(pass.store.dbi),
+                    recordsRewritten: pass.recordsRewritten)
+            })
     }
 
     /// A primary key can't change under stored records: their keys are its values.
@@ -80,7 +93,9 @@ extension MigrationRun {
         _ pass: EntityPass, _ layout: RecordLayout, change: SchemaDifference.EntityChange?, recordsToo: Bool
     ) throws {
         let store = pass.store
-        for index in store.indexes { try transaction.empty(index.dbi) }
+        let rebuilt = store.indexes.filter { needsRebuild($0.index, of: pass, change: change) }
+        guard recordsToo || !rebuilt.isEmpty else { return }
+        for index in rebuilt { try transaction.empty(index.dbi) }
         let total = try transaction.count(store.dbi)
         var completed = 0
         report(pass, .rewriting, 0, total)
@@ -91,8 +106,9 @@ extension MigrationRun {
             if recordsToo {
                 values = try conforming(values, layout, change: change)
                 try put(new: values, old: old, key: key, in: pass, form: .new)
+                pass.recordsRewritten += 1
             }
-            for index in store.indexes {
+            for index in rebuilt {
                 guard let indexKey = sealer.indexKey(of: values, in: index) else { continue }
                 guard try transaction.put(index.dbi, indexKey, key, flags: index.index.isUnique ? MDB_NOOVERWRITE : 0)
                 else {
@@ -108,6 +124,20 @@ extension MigrationRun {
         }
         if completed != total { report(pass, .rewriting, completed, completed) }
         pass.form = .new
+    }
+
+    /// Whether an index's entries may differ from what it holds: it is new or changed, records were created or
+    /// deleted, or an indexed attribute's values may have changed (set by the migration code, converted to a new type,
+    /// filled with a default, renamed). An index whose entries are the same is kept as it is — rebuilding it costs a
+    /// keyed digest and an insert at a random place per record.
+    private func needsRebuild(_ index: Index, of pass: EntityPass, change: SchemaDifference.EntityChange?) -> Bool {
+        guard pass.old != nil, !pass.membershipChanged, pass.form != .new else { return true }
+        guard let change else { return !Set(index.attributes).isDisjoint(with: pass.changedAttributes) }
+        if change.addedIndexes.contains(index) { return true }
+        var changing = pass.changedAttributes.union(change.retypedAttributes.map(\.name)).union(change.nowRequired)
+        changing.formUnion(pass.renamed.keys)
+        changing.formUnion(change.addedAttributes.map(\.name))
+        return !Set(index.attributes).isDisjoint(with: changing)
     }
 
     /// The values as the new schema stores them, or `migrationFailed` naming the first attribute that refuses its

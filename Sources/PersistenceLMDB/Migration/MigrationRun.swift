@@ -40,8 +40,16 @@ final class MigrationRun {
         }
         /// How an old record becomes a new one without code (`nil` unless the entity is in both schemas).
         private(set) var mapping: RecordMapping?
-        /// Whether the migration code changed records (so indexes are rebuilt and records validated).
+        /// Whether the migration code changed records (so they are checked and rewritten).
         var touched = false
+        /// Whether the migration code created or deleted records (so every index is rebuilt).
+        var membershipChanged = false
+        /// Attributes the migration code set on some record (so indexes on them are rebuilt).
+        var changedAttributes: Set<String> = []
+        /// Records stored before the migration.
+        var recordsBefore = 0
+        /// Records written in the new layout by ``MigrationRun/finish(meta:)``.
+        var recordsRewritten = 0
         /// Whether an enumeration of this entity is under way.
         var isEnumerating = false
         /// Keys of objects created during the enumeration under way: it doesn't visit them.
@@ -95,14 +103,15 @@ final class MigrationRun {
         for entity in stored where entities[entity.name] == nil {
             let old = RecordLayout(entity)
             let new = currentByName[entity.name]
-            try add(EntityPass(name: entity.name, old: old, new: new, store: store(for: new ?? old)))
+            try self.add(EntityPass(name: entity.name, old: old, new: new, store: store(for: new ?? old)))
         }
         for layout in current where entities[layout.entity.name] == nil {
-            try add(EntityPass(name: layout.entity.name, old: nil, new: layout, store: store(for: layout)))
+            try self.add(EntityPass(name: layout.entity.name, old: nil, new: layout, store: store(for: layout)))
         }
     }
 
-    private func add(_ pass: EntityPass) {
+    private func add(_ pass: EntityPass) throws {
+        if pass.old != nil { pass.recordsBefore = try transaction.count(pass.store.dbi) }
         entities[pass.name] = pass
         order.append(pass.name)
     }
@@ -193,6 +202,7 @@ final class MigrationRun {
             case .delete:
                 try transaction.delete(pass.store.dbi, key)
                 pass.touched = true
+                pass.membershipChanged = true
             case .store(let values):
                 try put(new: values, old: old, key: key, in: pass, form: target)
                 pass.touched = true
@@ -225,6 +235,7 @@ final class MigrationRun {
         }
         if pass.isEnumerating { pass.createdDuringEnumeration.insert(key) }
         pass.touched = true
+        pass.membershipChanged = true
         return key
     }
 
@@ -238,7 +249,10 @@ final class MigrationRun {
     @discardableResult
     func delete(key: Data, in pass: EntityPass) throws -> Bool {
         let deleted = try transaction.delete(pass.store.dbi, key)
-        if deleted { pass.touched = true }
+        if deleted {
+            pass.touched = true
+            pass.membershipChanged = true
+        }
         return deleted
     }
 
@@ -251,6 +265,7 @@ final class MigrationRun {
         try transaction.empty(pass.store.dbi)
         if pass.new != nil { pass.form = .new }
         pass.touched = true
+        pass.membershipChanged = true
         return hadData
     }
 

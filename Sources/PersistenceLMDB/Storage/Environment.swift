@@ -211,6 +211,21 @@ final class Environment: @unchecked Sendable {
         databases[name] = nil
     }
 
+    /// The names of the databases whose handles are cached.
+    var openDatabaseNames: Set<String> {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        return Set(databases.keys)
+    }
+
+    /// Forgets the handles of databases opened since `known`, after the write transaction that opened them rolled
+    /// back (LMDB closes them with it); later uses open them again.
+    func forgetDatabaseHandles(openedSince known: Set<String>) {
+        databaseLock.lock()
+        defer { databaseLock.unlock() }
+        for name in databases.keys where !known.contains(name) { databases[name] = nil }
+    }
+
     /// The handle of a database opened earlier.
     func database(named name: String) throws -> MDB_dbi {
         databaseLock.lock()

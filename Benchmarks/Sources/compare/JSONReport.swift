@@ -1,7 +1,8 @@
 import Foundation
 import Workloads
 
-/// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]` (memory rows add `peak_rss_mib`).
+/// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]`; memory rows (M, M2) add `rows`,
+/// `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and M2 rows `open_s`.
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -17,7 +18,15 @@ enum JSONReport {
                 "\"ratio_vs_raw\": \(row.ratioVsRaw.map(number) ?? "null")",
             ]
             if let memory = row.memory {
-                fields.append("\"peak_rss_mib\": \(number(Double(memory.peakKiB) / 1024))")
+                fields += [
+                    "\"rows\": \(memory.rows)",
+                    "\"peak_rss_mib\": \(number(Double(memory.peakKiB) / 1024))",
+                    "\"anon_peak_mib\": \(number(Double(memory.anonymousPeakKiB) / 1024))",
+                    "\"file_peak_mib\": \(number(Double(memory.filePeakKiB) / 1024))",
+                ]
+            }
+            if let seconds = row.secondsBeforePass {
+                fields.append("\"open_s\": \(number(seconds))")
             }
             return "  {" + fields.joined(separator: ", ") + "}"
         }

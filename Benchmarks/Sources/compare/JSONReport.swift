@@ -2,7 +2,8 @@ import Foundation
 import Workloads
 
 /// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]`; memory rows (M, M2) add `rows`,
-/// `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and M2 rows `open_s`.
+/// `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and M2 rows `open_s`,
+/// `pass_s` and `commit_s` (medians of each phase; they add up to about `median_s`).
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -25,8 +26,10 @@ enum JSONReport {
                     "\"file_peak_mib\": \(number(Double(memory.filePeakKiB) / 1024))",
                 ]
             }
-            if let seconds = row.secondsBeforePass {
-                fields.append("\"open_s\": \(number(seconds))")
+            if let open = row.secondsBeforePass, let pass = row.secondsInPass, let commit = row.secondsAfterPass {
+                fields += [
+                    "\"open_s\": \(number(open))", "\"pass_s\": \(number(pass))", "\"commit_s\": \(number(commit))",
+                ]
             }
             return "  {" + fields.joined(separator: ", ") + "}"
         }

@@ -67,7 +67,8 @@ struct MigrationHarness {
             workload: workload, implementation: subject.rawValue, medianSeconds: seconds,
             operations: reports.first?.memory.rows ?? 0, ratioVsRaw: ratio,
             target: workload == Self.workload ? Target.migration(subject) : nil, memory: Self.peaks(of: reports),
-            secondsBeforePass: reports.compactMap(\.secondsBeforePass).nilIfEmpty.map(median))
+            secondsBeforePass: reports.compactMap(\.secondsBeforePass).nilIfEmpty.map(median),
+            secondsInPass: reports.compactMap(\.secondsInPass).nilIfEmpty.map(median))
     }
 
     /// The highest of each memory figure over the runs.

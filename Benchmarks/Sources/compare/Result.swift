@@ -15,6 +15,14 @@ struct ResultRow {
     /// M2: the median seconds from the start of the timed migration to the start of its pass over the records
     /// (for ours: opening the store, scrypt included).
     var secondsBeforePass: Double?
+    /// M2: the median seconds of the pass over the records (what follows it is the commit).
+    var secondsInPass: Double?
+
+    /// M2: the median seconds after the pass: the commit.
+    var secondsAfterPass: Double? {
+        guard let secondsBeforePass, let secondsInPass else { return nil }
+        return medianSeconds - secondsBeforePass - secondsInPass
+    }
 
     var operationsPerSecond: Double { medianSeconds > 0 ? Double(operations) / medianSeconds : 0 }
 

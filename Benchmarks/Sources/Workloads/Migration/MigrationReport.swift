@@ -7,6 +7,9 @@ public struct MigrationReport: Codable, Sendable {
     /// Seconds from the start of the timed operation to the start of the pass over the records: for ours, opening
     /// the store (scrypt key derivation, metadata, schema difference, dropping the old index entries).
     public var secondsBeforePass: Double?
+    /// Seconds of the pass over the records: opening, decoding, rewriting, sealing and putting every record (for
+    /// ours, rebuilding the index too). What follows it, to the end of the timed operation, is the commit.
+    public var secondsInPass: Double?
     /// Records read back whose added attribute doesn't hold its declared default.
     public var wrongDefaults = 0
     /// Records also looked up by id and by the indexed name, and found as the generator predicts.

@@ -11,6 +11,7 @@ final class MigrationSampler: Sendable {
         var report = MemoryReport()
         var started: ContinuousClock.Instant?
         var passStarted: ContinuousClock.Instant?
+        var passEnded: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -35,6 +36,13 @@ final class MigrationSampler: Sendable {
         }
     }
 
+    /// Marks the end of the pass over the records (before the commit), once.
+    func endPass() {
+        state.withLock { state in
+            if state.passEnded == nil { state.passEnded = ContinuousClock.now }
+        }
+    }
+
     /// Samples anonymous and file-backed resident memory.
     func sample() {
         state.withLock { state in
@@ -44,20 +52,24 @@ final class MigrationSampler: Sendable {
         }
     }
 
-    /// Ends the measurement: the figures since ``beginPass()`` (`VmHWM` included), and the seconds from
-    /// ``start()`` to ``beginPass()``, `nil` when the pass never began.
-    func finish() -> (memory: MemoryReport, secondsBeforePass: Double?) {
+    /// Ends the measurement: the figures since ``beginPass()`` (`VmHWM` included); the seconds from ``start()`` to
+    /// ``beginPass()`` and from there to ``endPass()``, `nil` when they weren't marked.
+    func finish() -> (memory: MemoryReport, secondsBeforePass: Double?, secondsInPass: Double?) {
         state.withLock { state in
             let end = state.probe.sample()
             state.report.peakKiB = end.peakKiB
             state.report.anonymousPeakKiB = max(state.report.anonymousPeakKiB, end.anonymousKiB)
             state.report.filePeakKiB = max(state.report.filePeakKiB, end.fileKiB)
-            var before: Double?
-            if let started = state.started, let passStarted = state.passStarted {
-                let elapsed = started.duration(to: passStarted)
-                before = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
-            }
-            return (state.report, before)
+            return (
+                state.report, Self.seconds(from: state.started, to: state.passStarted),
+                Self.seconds(from: state.passStarted, to: state.passEnded)
+            )
         }
+    }
+
+    private static func seconds(from start: ContinuousClock.Instant?, to end: ContinuousClock.Instant?) -> Double? {
+        guard let start, let end else { return nil }
+        let elapsed = start.duration(to: end)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 }

@@ -55,21 +55,20 @@ public enum MigrationSubject: String, CaseIterable, Sendable {
                 _ = try store.migrate(karma: MigratedPerson.defaultKarma, sampler: sampler)
                 return store
             }
-            (report.memory, report.secondsBeforePass) = sampler.finish()
+            (report.memory, report.secondsBeforePass, report.secondsInPass) = sampler.finish()
             report.memory.seconds = seconds
             try store.forEachMigrated(readBack)
         case .oursEncrypted:
             var builder = Self.oursBuilder(directory: directory, migrating: true)
             builder.migrationProgress = { progress in
-                if progress.stage == .rewriting && progress.completed == 0 {
-                    sampler.beginPass()
-                } else {
-                    sampler.sample()
-                }
+                guard progress.stage == .rewriting else { return sampler.sample() }
+                if progress.completed == 0 { sampler.beginPass() }
+                sampler.sample()
+                if progress.completed == progress.total { sampler.endPass() }
             }
             sampler.start()
             let (db, seconds) = try Stopwatch.time { try builder.create() }
-            (report.memory, report.secondsBeforePass) = sampler.finish()
+            (report.memory, report.secondsBeforePass, report.secondsInPass) = sampler.finish()
             report.memory.seconds = seconds
             try db.read { context in try context.forEach(MigratedPerson.self, query: Query(), readBack) }
             report.spotChecked = try Self.spotCheck(db, generator: generator)

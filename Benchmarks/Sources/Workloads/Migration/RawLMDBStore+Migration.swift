@@ -40,6 +40,7 @@ extension RawLMDBStore {
                 code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
             }
             guard code == MDB_NOTFOUND else { throw RawLMDBError(code: code, context: "mdb_cursor_get") }
+            sampler?.endPass()
             return count
         }
     }

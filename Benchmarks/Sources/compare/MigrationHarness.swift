@@ -102,9 +102,14 @@ struct MigrationHarness {
         let folder = try scratch.fresh("M2-\(subject.rawValue)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let manager = FileManager.default
-        // Not the lock file: LMDB creates a fresh one for the copy.
+        // Not the lock file: LMDB creates a fresh one for the copy. The copy is synced, so the kernel isn't still
+        // writing it back while the migration runs, nor does the migration's commit sync it.
         for name in try manager.contentsOfDirectory(atPath: seed.path) where !name.hasSuffix("-lock") {
-            try manager.copyItem(at: seed.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+            let copy = folder.appendingPathComponent(name)
+            try manager.copyItem(at: seed.appendingPathComponent(name), to: copy)
+            let handle = try FileHandle(forUpdating: copy)
+            try handle.synchronize()
+            try handle.close()
         }
         let output = try ChildProcess.run(Self.arguments(subject, folder, rows) + ["--phase", "migrate"])
         let verify = { (condition: Bool, message: String) throws in

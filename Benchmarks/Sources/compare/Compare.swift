@@ -8,10 +8,11 @@ struct Compare: ParsableCommand {
         abstract: "Time Persistence against the raw SQLite and LMDB C APIs and GRDB, side by side, in one run.",
         discussion: """
             Workloads: S1–S7 (SQLite: raw C, ours, GRDB), L1, L4, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
-            ours plain), K (opening a store), M (memory while iterating a large store). Every result is verified; \
+            ours plain), K (opening a store), M (memory while iterating a large store), M2 (migrating an encrypted \
+            store: a renamed attribute, an added one with a default). Every result is verified; \
             a wrong one exits non-zero. A missed target is reported, not fatal.
             """,
-        subcommands: [RunCommand.self, MemoryChildCommand.self],
+        subcommands: [RunCommand.self, MemoryChildCommand.self, MigrationChildCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

@@ -1,7 +1,9 @@
 import Foundation
 import Workloads
 
-/// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]` (memory rows add `peak_rss_mib`).
+/// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]`; memory rows (M, M2) add `rows`,
+/// `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and M2 rows `open_s`,
+/// `pass_s` and `commit_s` (medians of each phase; they add up to about `median_s`).
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -17,7 +19,17 @@ enum JSONReport {
                 "\"ratio_vs_raw\": \(row.ratioVsRaw.map(number) ?? "null")",
             ]
             if let memory = row.memory {
-                fields.append("\"peak_rss_mib\": \(number(Double(memory.peakKiB) / 1024))")
+                fields += [
+                    "\"rows\": \(memory.rows)",
+                    "\"peak_rss_mib\": \(number(Double(memory.peakKiB) / 1024))",
+                    "\"anon_peak_mib\": \(number(Double(memory.anonymousPeakKiB) / 1024))",
+                    "\"file_peak_mib\": \(number(Double(memory.filePeakKiB) / 1024))",
+                ]
+            }
+            if let open = row.secondsBeforePass, let pass = row.secondsInPass, let commit = row.secondsAfterPass {
+                fields += [
+                    "\"open_s\": \(number(open))", "\"pass_s\": \(number(pass))", "\"commit_s\": \(number(commit))",
+                ]
             }
             return "  {" + fields.joined(separator: ", ") + "}"
         }

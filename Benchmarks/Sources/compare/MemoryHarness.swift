@@ -22,8 +22,8 @@ struct MemoryHarness {
             let arguments = [
                 "memory-child", "--subject", subject.rawValue, "--directory", folder.path, "--rows", "\(rows)",
             ]
-            _ = try Self.child(arguments + ["--phase", "fill"])
-            let output = try Self.child(arguments + ["--phase", "iterate"])
+            _ = try ChildProcess.run(arguments + ["--phase", "fill"])
+            let output = try ChildProcess.run(arguments + ["--phase", "iterate"])
             let report: MemoryReport
             do {
                 report = try JSONDecoder().decode(MemoryReport.self, from: output)
@@ -50,27 +50,5 @@ struct MemoryHarness {
                 ratioVsRaw: subject.reference == nil ? 1 : reference.map { report.seconds / $0.report.seconds },
                 target: Target.memory(subject), memory: report)
         }
-    }
-
-    /// Runs this executable with `arguments` and returns its standard output; its standard error passes through.
-    private static func child(_ arguments: [String]) throws -> Data {
-        let process = Process()
-        process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            throw ChildFailure(arguments: arguments, status: process.terminationStatus)
-        }
-        return data
-    }
-
-    struct ChildFailure: Error, CustomStringConvertible {
-        var arguments: [String]
-        var status: Int32
-        var description: String { "the memory child `compare \(arguments.joined(separator: " "))` failed (\(status))" }
     }
 }

@@ -16,6 +16,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case l6 = "L6"
     case k = "K"
     case m = "M"
+    case m2 = "M2"
 
     init?(argument: String) {
         self.init(rawValue: argument.uppercased())
@@ -25,7 +26,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
 }
 
-/// Parses `--only S1,L4,K,M`.
+/// Parses `--only S1,L4,K,M,M2`.
 func parseSelection(_ text: String?) throws -> [WorkloadID] {
     guard let text, !text.isEmpty else { return WorkloadID.allCases }
     var selected = Set<WorkloadID>()

@@ -48,11 +48,12 @@ enum PersonCodec {
     }
 
     @inline(__always)
-    private static func append<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
+    static func append<T: FixedWidthInteger>(_ value: T, to buffer: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { buffer.append(contentsOf: $0) }
     }
 
-    private struct Reader {
+    /// Reads a value's fields in order, checking every length against the bytes.
+    struct Reader {
         let bytes: UnsafeRawBufferPointer
         var offset = 0
 

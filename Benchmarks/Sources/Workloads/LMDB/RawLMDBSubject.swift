@@ -4,8 +4,8 @@ import RawLMDB
 /// The LMDB C API with a hand-written value encoding, plain or sealed by `Cipher`. Records are decoded back into
 /// `Person`s, as the library does.
 final class RawLMDBStore<Cipher: ValueCipher> {
-    private let environment: RawLMDBEnvironment
-    private let cipher = Cipher()
+    let environment: RawLMDBEnvironment
+    let cipher = Cipher()
 
     init(directory: URL) throws {
         environment = try RawLMDBEnvironment(path: directory.appendingPathComponent("raw.lmdb").path)

@@ -117,11 +117,11 @@ struct Report {
                 + "one write transaction that opens, decodes, rewrites (`about` where `bio` was, `karma` appended), "
                 + "re-encodes and seals again with a fresh nonce every record. Each run migrates a fresh copy of a "
                 + "store seeded once, in a child process of its own; verified by reading every record back.",
-            "Phases (medians): `Open s` until the pass over the records begins (for ours: scrypt, the schema "
-                + "difference, emptying the index); `Pass s` the pass (for ours: from its first progress report to its "
+            "Phases (medians): `Open s` until the pass over the records begins (for ours: scrypt and the schema "
+                + "difference); `Pass s` the pass (for ours: from its first progress report to its "
                 + "last); `Commit s` the rest, mostly LMDB's commit writing and syncing the dirty pages.",
-            "Ours also rebuilds the `name` index (an HMAC-SHA256 per record); raw leaves its index as it is, as "
-                + "neither names nor keys change.",
+            "Neither side rebuilds the `name` index: names and keys don't change, and the engine keeps an index whose "
+                + "entries can't have changed.",
         ]
         if measured {
             var figures =

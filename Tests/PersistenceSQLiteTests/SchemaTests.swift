@@ -48,6 +48,31 @@ struct SchemaTests {
         }
     }
 
+    @Test func oneModelVersionPerStore() throws {
+        try withTemporaryDirectory { directory in
+            var v3 = builder(directory)
+            v3.model.version = 3
+            try v3.create().create(Note(id: 1, title: "First", body: "kept"))
+            let file = directory.appendingPathComponent("Notes.sqlite")
+            let before = try Data(contentsOf: file)
+            let older = expectError(.invalidConfiguration) { try builder(directory).create() }
+            #expect(older?.message.contains("newer") == true, "\(older!)")
+            #expect(try Data(contentsOf: file) == before, "an older model leaves a newer store untouched")
+            var sameVersion = builder(directory, [NoteV2.self])
+            sameVersion.model.version = 3
+            let unbumped = expectError(.migrationRequired) { try sameVersion.create() }
+            #expect(unbumped?.message.contains("bump") == true, "\(unbumped!)")
+            var v4 = builder(directory)
+            v4.model.version = 4
+            let db = try v4.create()
+            #expect(try db.recover(Note.self, id: 1)?.body == "kept", "a bump without a schema change opens")
+            let version = try db.read {
+                try $0.scalar("SELECT value FROM persistence_metadata WHERE key = ?", [.text("modelVersion")])
+            }
+            #expect(version == .integer(4))
+        }
+    }
+
     @Test func refusesANewerFormat() throws {
         try withTemporaryDirectory { directory in
             do {

@@ -53,12 +53,31 @@ enum SchemaStore {
         else {
             throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
         }
+        // One schema version per store, as on LMDB: a newer store is refused untouched (an older app must not
+        // write it as if it were its own).
+        let storedVersion: Int64
+        switch try read(connection, "modelVersion") {
+        case .integer(let version)?: storedVersion = version
+        case nil: storedVersion = 0
+        default: throw PersistenceError(.corrupt, "the store's metadata has no valid model version")
+        }
+        guard storedVersion <= Int64(model.version) else {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "the store has model version \(storedVersion), newer than this model's \(model.version)")
+        }
         // Columns are always named, so attribute and index order don't matter to the tables.
         guard stored.map(\.normalized) == descriptions.map(\.normalized) else {
+            let difference = EntityDescription.difference(stored: stored, current: descriptions)
             throw PersistenceError(
-                .migrationRequired, EntityDescription.difference(stored: stored, current: descriptions))
+                .migrationRequired,
+                difference
+                    + (storedVersion == Int64(model.version)
+                        ? "; the model version is the store's (\(storedVersion)): bump it for a migration" : ""))
         }
-        try write(connection, "modelVersion", .integer(Int64(model.version)))
+        if storedVersion != Int64(model.version) {
+            try write(connection, "modelVersion", .integer(Int64(model.version)))
+        }
     }
 
     private static func create(

@@ -157,14 +157,8 @@ public final class LMDBContext: DatabaseContext {
 
     /// The key bytes of a primary-key value, checked against LMDB's key size limit.
     private func recordKey(_ value: Value, _ store: EntityStore) throws -> Data {
-        let key = try KeyCodec.encode(value)
-        guard key.count <= transaction.environment.maximumKeySize, !key.isEmpty else {
-            throw PersistenceError(
-                .keyTooLarge,
-                "a primary key of '\(store.layout.entity.name)' is \(key.count) bytes; LMDB keys are 1 to "
-                    + "\(transaction.environment.maximumKeySize) bytes")
-        }
-        return key
+        try KeyCodec.recordKey(
+            value, of: store.layout.entity.name, maximumSize: transaction.environment.maximumKeySize)
     }
 
     private func load(_ key: Data, _ store: EntityStore) throws -> [Value]? {

@@ -170,14 +170,7 @@ public final class Migration {
         var values = layout.defaults.map { $0 ?? .null }
         for (name, given) in value.sorted(by: { $0.key < $1.key }) {
             let position = try layout.requirePosition(of: name)
-            let attribute = layout.entity.attributes[position]
-            guard let conformed = attribute.conforming(given) ?? (given.isNull ? Value.null : nil) else {
-                throw PersistenceError(
-                    .typeMismatch,
-                    "'\(entity).\(name)' is declared \(attribute.type.rawValue); a \(given.storageClassName) value "
-                        + "can't be stored in it")
-            }
-            values[position] = conformed
+            values[position] = try layout.entity.attributes[position].migrationValue(given, in: entity)
         }
         guard !values[layout.primaryKeyIndex].isNull else {
             throw PersistenceError(

@@ -77,17 +77,7 @@ public final class MigrationObject: RecordReading {
                 "the primary key of '\(entityName)' can't change in a migration; create an object with the new "
                     + "key and delete this one")
         }
-        var conformed = value
-        if !value.isNull {
-            guard let stored = attribute.conforming(value) else {
-                throw PersistenceError(
-                    .typeMismatch,
-                    "'\(entityName).\(name)' is declared \(attribute.type.rawValue); a \(value.storageClassName) "
-                        + "value can't be stored in it")
-            }
-            conformed = stored
-        }
-        record.values[position] = conformed
+        record.values[position] = try attribute.migrationValue(value, in: entityName)
         isChanged = true
         pass.changedAttributes.insert(name)
         if role == .created { try migration.run.update(created: record.values, key: key, in: pass) }
@@ -122,5 +112,21 @@ public final class MigrationObject: RecordReading {
                     ? "a migration object of '\(entityName)' was used after it was deleted"
                     : "a migration object of '\(entityName)' was used after its closure or the migration ended")
         }
+    }
+}
+
+extension AttributeDescription {
+    /// `value` as the attribute stores it, for migration code to set: `nil` is accepted whatever the attribute (a
+    /// non-optional one still `nil` fails when the migration ends).
+    /// - Throws: `typeMismatch` naming the attribute when its type can't hold the value.
+    func migrationValue(_ value: Value, in entity: String) throws -> Value {
+        if value.isNull { return .null }
+        guard let stored = conforming(value) else {
+            throw PersistenceError(
+                .typeMismatch,
+                "'\(entity).\(name)' is declared \(type.rawValue); a \(value.storageClassName) value can't be "
+                    + "stored in it")
+        }
+        return stored
     }
 }

@@ -40,12 +40,12 @@ final class MigrationRun {
         }
         /// How an old record becomes a new one without code (`nil` unless the entity is in both schemas).
         private(set) var mapping: RecordMapping?
-        /// Whether the migration code changed records (so they are checked and rewritten).
-        var touched = false
         /// Whether the migration code created or deleted records (so every index is rebuilt).
         var membershipChanged = false
         /// Attributes the migration code set on some record (so indexes on them are rebuilt).
         var changedAttributes: Set<String> = []
+        /// Whether the migration code changed records (so they are checked and rewritten).
+        var touched: Bool { membershipChanged || !changedAttributes.isEmpty }
         /// Records stored before the migration.
         var recordsBefore = 0
         /// Records written in the new layout by ``MigrationRun/finish(meta:)``.
@@ -156,18 +156,6 @@ final class MigrationRun {
         try transaction.put(pass.store.dbi, key, sealed)
     }
 
-    /// The key of a record with primary key `value`, checked against LMDB's key size limit.
-    func key(of value: Value, in pass: EntityPass) throws -> Data {
-        let key = try KeyCodec.encode(value)
-        guard !key.isEmpty, key.count <= environment.maximumKeySize else {
-            throw PersistenceError(
-                .keyTooLarge,
-                "a primary key of '\(pass.name)' is \(key.count) bytes; LMDB keys are 1 to "
-                    + "\(environment.maximumKeySize) bytes")
-        }
-        return key
-    }
-
     /// Reports progress every 1,000 records, and at the start and end of a pass.
     func report(_ pass: EntityPass, _ stage: MigrationProgress.Stage, _ completed: Int, _ total: Int) {
         guard let progress, completed == 0 || completed == total || completed % 1000 == 0 else { return }
@@ -201,11 +189,9 @@ final class MigrationRun {
             switch try body(old, new, key) {
             case .delete:
                 try transaction.delete(pass.store.dbi, key)
-                pass.touched = true
                 pass.membershipChanged = true
             case .store(let values):
                 try put(new: values, old: old, key: key, in: pass, form: target)
-                pass.touched = true
             case .unchanged:
                 if target != pass.form, let new { try put(new: new, old: old, key: key, in: pass, form: target) }
             }
@@ -226,7 +212,8 @@ final class MigrationRun {
 
     /// Stores an object created by the migration code; its values are in the new layout and already checked.
     func create(_ values: [Value], in pass: EntityPass) throws -> Data {
-        let key = try key(of: values[pass.store.layout.primaryKeyIndex], in: pass)
+        let key = try KeyCodec.recordKey(
+            values[pass.store.layout.primaryKeyIndex], of: pass.name, maximumSize: environment.maximumKeySize)
         if pass.form == .old && !pass.isEnumerating { try convertToWorkingForm(pass) }
         // Created objects have no old values: in the working form too they are only their new values.
         let sealed = try sealer.seal(values, entity: pass.store, key: key) { try nonces.next() }
@@ -234,7 +221,6 @@ final class MigrationRun {
             throw PersistenceError(.duplicateKey, "a '\(pass.name)' record has that primary key")
         }
         if pass.isEnumerating { pass.createdDuringEnumeration.insert(key) }
-        pass.touched = true
         pass.membershipChanged = true
         return key
     }
@@ -242,17 +228,13 @@ final class MigrationRun {
     /// Rewrites an object created earlier by the migration code.
     func update(created values: [Value], key: Data, in pass: EntityPass) throws {
         try put(new: values, old: nil, key: key, in: pass, form: pass.form == .old ? .working : pass.form)
-        pass.touched = true
     }
 
     /// Deletes the record stored under `key`; whether there was one.
     @discardableResult
     func delete(key: Data, in pass: EntityPass) throws -> Bool {
         let deleted = try transaction.delete(pass.store.dbi, key)
-        if deleted {
-            pass.touched = true
-            pass.membershipChanged = true
-        }
+        if deleted { pass.membershipChanged = true }
         return deleted
     }
 
@@ -264,7 +246,6 @@ final class MigrationRun {
         let hadData = try transaction.count(pass.store.dbi) > 0
         try transaction.empty(pass.store.dbi)
         if pass.new != nil { pass.form = .new }
-        pass.touched = true
         pass.membershipChanged = true
         return hadData
     }

@@ -25,6 +25,18 @@ enum KeyCodec {
         }
     }
 
+    /// The key bytes of a record of `entity` whose primary key is `value`, checked against LMDB's key size limit.
+    /// - Throws: `keyTooLarge` naming the entity, `invalidSchema` for a value that can't be a key.
+    static func recordKey(_ value: Value, of entity: String, maximumSize: Int) throws -> Data {
+        let key = try encode(value)
+        guard !key.isEmpty, key.count <= maximumSize else {
+            throw PersistenceError(
+                .keyTooLarge,
+                "a primary key of '\(entity)' is \(key.count) bytes; LMDB keys are 1 to \(maximumSize) bytes")
+        }
+        return key
+    }
+
     /// The value of key bytes, for an attribute of `type`.
     static func decode(_ key: Data, as type: AttributeType) throws -> Value {
         switch type.storageClass {

@@ -9,10 +9,17 @@ enum PersonCodec {
     /// Appends the value bytes of `person` to `buffer` (emptied first, its capacity kept).
     @inline(__always)
     static func encode(_ person: Person, into buffer: inout [UInt8]) {
+        encodeFields(
+            age: person.age, score: person.score, texts: [person.name, person.email, person.bio], into: &buffer)
+    }
+
+    /// Appends the fields every version of the record has, in order, to `buffer` (emptied first, its capacity kept).
+    @inline(__always)
+    static func encodeFields(age: Int, score: Double, texts: [String], into buffer: inout [UInt8]) {
         buffer.removeAll(keepingCapacity: true)
-        append(UInt64(bitPattern: Int64(person.age)), to: &buffer)
-        append(person.score.bitPattern, to: &buffer)
-        for text in [person.name, person.email, person.bio] {
+        append(UInt64(bitPattern: Int64(age)), to: &buffer)
+        append(score.bitPattern, to: &buffer)
+        for text in texts {
             var text = text
             text.withUTF8 { bytes in
                 append(UInt32(bytes.count), to: &buffer)
@@ -25,15 +32,23 @@ enum PersonCodec {
     @inline(__always)
     static func decode(id: Int64, _ bytes: UnsafeRawBufferPointer) throws -> Person {
         var reader = Reader(bytes: bytes)
-        let age = try reader.integer(UInt64.self)
-        let score = try reader.integer(UInt64.self)
-        let name = try reader.text()
-        let email = try reader.text()
-        let bio = try reader.text()
+        let fields = try decodeFields(&reader)
         guard reader.offset == bytes.count else { throw Malformed() }
         return Person(
-            id: id, name: name, email: email, age: Int(Int64(bitPattern: age)), score: Double(bitPattern: score),
-            bio: bio)
+            id: id, name: fields.name, email: fields.email, age: fields.age, score: fields.score, bio: fields.text)
+    }
+
+    /// The fields every version of the record has, read in order.
+    @inline(__always)
+    static func decodeFields(_ reader: inout Reader) throws -> (
+        age: Int, score: Double, name: String, email: String, text: String
+    ) {
+        let age = try reader.integer(UInt64.self)
+        let score = try reader.integer(UInt64.self)
+        return (
+            Int(Int64(bitPattern: age)), Double(bitPattern: score), try reader.text(), try reader.text(),
+            try reader.text()
+        )
     }
 
     /// The 8-byte big-endian key of an id.

@@ -3,16 +3,8 @@ extension PersonCodec {
     /// layout — `about` where `bio` was, the encoding being positional — then `karma`, 8 bytes little-endian.
     @inline(__always)
     static func encode(_ person: MigratedPerson, into buffer: inout [UInt8]) {
-        buffer.removeAll(keepingCapacity: true)
-        append(UInt64(bitPattern: Int64(person.age)), to: &buffer)
-        append(person.score.bitPattern, to: &buffer)
-        for text in [person.name, person.email, person.about] {
-            var text = text
-            text.withUTF8 { bytes in
-                append(UInt32(bytes.count), to: &buffer)
-                buffer.append(contentsOf: bytes)
-            }
-        }
+        encodeFields(
+            age: person.age, score: person.score, texts: [person.name, person.email, person.about], into: &buffer)
         append(UInt64(bitPattern: Int64(person.karma)), to: &buffer)
     }
 
@@ -20,15 +12,11 @@ extension PersonCodec {
     @inline(__always)
     static func decodeMigrated(id: Int64, _ bytes: UnsafeRawBufferPointer) throws -> MigratedPerson {
         var reader = Reader(bytes: bytes)
-        let age = try reader.integer(UInt64.self)
-        let score = try reader.integer(UInt64.self)
-        let name = try reader.text()
-        let email = try reader.text()
-        let about = try reader.text()
+        let fields = try decodeFields(&reader)
         let karma = try reader.integer(UInt64.self)
         guard reader.offset == bytes.count else { throw Malformed() }
         return MigratedPerson(
-            id: id, name: name, email: email, age: Int(Int64(bitPattern: age)), score: Double(bitPattern: score),
-            about: about, karma: Int(Int64(bitPattern: karma)))
+            id: id, name: fields.name, email: fields.email, age: fields.age, score: fields.score, about: fields.text,
+            karma: Int(Int64(bitPattern: karma)))
     }
 }

@@ -36,6 +36,19 @@ public struct SQLiteBuilder: DatabaseBuilder {
     public var busyTimeout: Duration = .seconds(5)
     /// Durability at commit.
     public var synchronous: Synchronous = .full
+    /// The model versions the app shipped before ``model`` and the mapping models between them: how ``create()``
+    /// migrates a store written with an older version, step by step (see ``MigrationPlan``).
+    ///
+    /// Without a plan, a store of an older version migrates in one inferred step to ``model``, or is refused with
+    /// `PersistenceError/Code/migrationRequired` when the change can't be inferred.
+    public var migrationPlan: MigrationPlan?
+    /// Called on the opening thread as a migration goes through each step's entities (see ``MigrationProgress``).
+    public var migrationProgress: MigrationProgressHandler?
+    /// Whether ``create()`` copies the store before a migration with a heavyweight step (one a mapping model
+    /// describes). On by default. The copy, ``migrationBackupFile(fromVersion:)``, is a complete store of the old
+    /// version, kept after a successful migration (delete it when no longer wanted) and removed after a failed one,
+    /// which leaves the store itself unchanged.
+    public var backsUpBeforeHeavyweightMigration = true
 
     /// Creates a builder for a model.
     public init(databaseName: String, model: Model) {
@@ -74,13 +87,66 @@ public struct SQLiteBuilder: DatabaseBuilder {
             try StoreLocation.validate(name: databaseName)
             path = ":memory:"
         } else {
-            path = try StoreLocation(name: databaseName, directory: directory).file(extension: "sqlite").path
+            path = try storeFile().path
         }
-        let milliseconds = Int32(
-            clamping: busyTimeout.components.seconds * 1000
-                + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
         return try SQLiteDatabase(
             path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
-            busyTimeoutMilliseconds: milliseconds, synchronous: synchronous)
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration())
+    }
+
+    /// The store's file, once the name and directory are checked.
+    private func storeFile() throws -> URL {
+        try StoreLocation(name: databaseName, directory: directory).file(extension: "sqlite")
+    }
+
+    private var busyTimeoutMilliseconds: Int32 {
+        Int32(
+            clamping: busyTimeout.components.seconds * 1000
+                + busyTimeout.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// The migration ``create()`` runs on a store of an older version, with the plan checked.
+    private func migration() throws -> SQLiteMigration {
+        let backupFile: ((Int) -> URL)?
+        if backsUpBeforeHeavyweightMigration, !inMemory {
+            let file = try storeFile()
+            backupFile = { Self.backupFile(of: file, version: $0) }
+        } else {
+            backupFile = nil
+        }
+        return try SQLiteMigration(
+            plan: migrationPlan, model: model, progress: migrationProgress, backupFile: backupFile)
+    }
+
+    /// Where ``create()`` copies a store of model version `fromVersion` before a heavyweight migration (see
+    /// ``backsUpBeforeHeavyweightMigration``): `<directory>/<databaseName>.v<fromVersion>.sqlite-backup`, itself a
+    /// complete SQLite store of that version.
+    /// - Throws: `PersistenceError/Code/invalidName` or `PersistenceError/Code/directoryNotFound`, as ``create()``.
+    public func migrationBackupFile(fromVersion: Int) throws -> URL {
+        Self.backupFile(of: try storeFile(), version: fromVersion)
+    }
+
+    private static func backupFile(of store: URL, version: Int) -> URL {
+        store.deletingPathExtension().appendingPathExtension("v\(version).sqlite-backup")
+    }
+
+    /// Runs the migration ``create()`` would run on the store — every step, mapping code included, with its side
+    /// effects — and rolls it back: the store is left as it was, and no backup is made. Use it before shipping a
+    /// new model version, on a copy of real data, to learn whether each step succeeds, whether it is inferred or
+    /// mapped, and the records of each entity.
+    ///
+    /// - Returns: What the migration would do, step by step; `nil` when there is no store, or it needs no
+    ///   migration.
+    /// - Throws: What ``create()`` would throw, except that nothing is created or changed.
+    public func dryRunMigration() throws -> MigrationReport? {
+        guard !inMemory else { return nil }
+        _ = try model.layouts()
+        let file = try storeFile()
+        guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let connection = try Connection(
+            path: file.path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        let mappings = try model.layouts().enumerated().map { TableMapping(index: $0.offset, layout: $0.element) }
+        return try SchemaStore.prepare(
+            connection, model: model, mappings: mappings, migration: migration(), dryRun: true)
     }
 }

@@ -11,6 +11,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
 
     /// The store's file, or `nil` in memory.
     public let fileURL: URL?
+    /// What the migration that ran when the store opened did, step by step; `nil` when none ran.
+    public let migrationReport: MigrationReport?
     let mappings: EntityMappings
     private let writer: WriterConnection
     private let readers: ReaderPool?
@@ -18,7 +20,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
 
     init(
         path: String, inMemory: Bool, model: Model, layouts: [RecordLayout], maximumReaders: Int,
-        busyTimeoutMilliseconds: Int32, synchronous: SQLiteBuilder.Synchronous
+        busyTimeoutMilliseconds: Int32, synchronous: SQLiteBuilder.Synchronous, migration: SQLiteMigration
     ) throws {
         let connection = try Connection(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         if !inMemory {
@@ -29,7 +31,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         }
         try connection.execute("PRAGMA synchronous = \(synchronous.rawValue)")
         let tableMappings = layouts.enumerated().map { TableMapping(index: $0.offset, layout: $0.element) }
-        try SchemaStore.prepare(connection, model: model, mappings: tableMappings)
+        migrationReport = try SchemaStore.prepare(
+            connection, model: model, mappings: tableMappings, migration: migration)
 
         fileURL = inMemory ? nil : URL(fileURLWithPath: path)
         mappings = EntityMappings(model: model, mappings: tableMappings)

@@ -22,6 +22,47 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// One step of a chained migration (SQLite): how it was done and what it did to each entity.
+    public struct Step: Sendable, Hashable, CustomStringConvertible {
+        /// How a step was done.
+        public enum Kind: String, Sendable, Hashable {
+            /// Inferred from the schema difference (lightweight): no mapping model was given for the step.
+            case inferred
+            /// A mapping model was given for the step (its entity mappings win; other entities are inferred).
+            case mapped
+        }
+
+        /// The step's source model version.
+        public var fromVersion: Int
+        /// The step's destination model version.
+        public var toVersion: Int
+        /// Inferred or mapped.
+        public var kind: Kind
+        /// The schema changes of the step, one clause each.
+        public var changes: [String]
+        /// Every entity of the step's source or destination, with its records before and after the step.
+        public var entities: [EntityCounts]
+
+        /// Creates the report of one step.
+        public init(fromVersion: Int, toVersion: Int, kind: Kind, changes: [String], entities: [EntityCounts]) {
+            self.fromVersion = fromVersion
+            self.toVersion = toVersion
+            self.kind = kind
+            self.changes = changes
+            self.entities = entities
+        }
+
+        /// `1 → 2 (mapped): 'Person.age' added; Person 10 → 10 records (10 rewritten)`.
+        public var description: String {
+            let counts = entities.map {
+                "\($0.name) \($0.recordsBefore) → \($0.recordsAfter) records (\($0.recordsRewritten) rewritten)"
+            }
+            return "\(fromVersion) → \(toVersion) (\(kind.rawValue)): "
+                + (changes.isEmpty ? "no schema change" : changes.joined(separator: "; ")) + "; "
+                + counts.joined(separator: ", ")
+        }
+    }
+
     /// The store's schema version before the migration.
     public var fromVersion: Int
     /// The schema version it migrates to.
@@ -30,13 +71,16 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public var changes: [String]
     /// Every entity of either schema, in the stored schema's order, then the added ones.
     public var entities: [EntityCounts]
+    /// The steps of a chained migration, in order (SQLite); empty for a single step (LMDB).
+    public var steps: [Step]
 
     /// Creates a report.
-    public init(fromVersion: Int, toVersion: Int, changes: [String], entities: [EntityCounts]) {
+    public init(fromVersion: Int, toVersion: Int, changes: [String], entities: [EntityCounts], steps: [Step] = []) {
         self.fromVersion = fromVersion
         self.toVersion = toVersion
         self.changes = changes
         self.entities = entities
+        self.steps = steps
     }
 
     /// `schema version 1 → 2: 'Person.age' added; Person 1000 → 1000 records (1000 rewritten)`.

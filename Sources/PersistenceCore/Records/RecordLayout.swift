@@ -12,6 +12,10 @@ public final class RecordLayout: Sendable {
     public let primaryKeyIndex: Int
     /// The declared default of each attribute (``Entity/defaultValues``), in storage order; `nil` where none.
     public let defaults: [Value?]
+    /// The entity's name in the previous model version (``Entity/previousName``), when it was renamed.
+    public let previousName: String?
+    /// Renamed attributes' names in the previous model version, by current name (``Entity/previousAttributeNames``).
+    public let previousAttributeNames: [String: String]
     private let positions: [String: Int]
 
     /// Creates the layout of an entity.
@@ -19,9 +23,16 @@ public final class RecordLayout: Sendable {
     ///   - entity: The entity's description.
     ///   - defaults: Values for attributes added by a migration, by attribute name (see ``Entity/defaultValues``);
     ///     names that are not attributes are ignored here and refused by ``validatingDefaults(_:)``.
-    public init(_ entity: EntityDescription, defaults: [String: Value] = [:]) {
+    ///   - previousName: The entity's name in the previous model version, when it was renamed.
+    ///   - previousAttributeNames: Renamed attributes' previous names, by current name.
+    public init(
+        _ entity: EntityDescription, defaults: [String: Value] = [:], previousName: String? = nil,
+        previousAttributeNames: [String: String] = [:]
+    ) {
         self.entity = entity
         self.defaults = entity.attributes.map { defaults[$0.name] }
+        self.previousName = previousName
+        self.previousAttributeNames = previousAttributeNames
         names = entity.attributes.map(\.name)
         types = entity.attributes.map(\.type)
         var positions: [String: Int] = [:]
@@ -63,6 +74,23 @@ public final class RecordLayout: Sendable {
                     .invalidSchema,
                     "the default of '\(entity.name).\(name)' is \(value.storageClassName), not a \(attribute.type.rawValue)"
                 )
+            }
+        }
+    }
+
+    /// Checks declared renames against the entity: each key names an attribute, and no two name the same old one.
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` naming the entity and attribute.
+    package static func validatingPreviousNames(_ names: [String: String], of entity: EntityDescription) throws {
+        var old = Set<String>()
+        for (name, previous) in names.sorted(by: { $0.key < $1.key }) {
+            guard entity.attribute(named: name) != nil else {
+                throw PersistenceError(
+                    .invalidSchema, "entity '\(entity.name)' declares a previous name for unknown attribute '\(name)'")
+            }
+            guard !previous.isEmpty, old.insert(previous).inserted else {
+                throw PersistenceError(
+                    .invalidSchema,
+                    "entity '\(entity.name)' declares the previous name of '\(name)' empty or for two attributes")
             }
         }
     }

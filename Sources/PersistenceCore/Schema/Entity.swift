@@ -42,6 +42,28 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// }
     /// ```
     static var defaultValues: [String: Value] { get }
+    /// The entity's name in the previous model version, when this version renamed it (Core Data's renaming
+    /// identifier). Defaults to `nil`.
+    ///
+    /// An inferred (lightweight) SQLite migration step moves the records of the entity named so to this one. Like
+    /// defaults, it is not part of the stored schema; a name that the previous version doesn't have is ignored, so
+    /// a later version may keep the declaration.
+    static var previousName: String? { get }
+    /// Attributes this model version renamed: each attribute's name in the previous version, by its new name (Core
+    /// Data's renaming identifiers). Defaults to none.
+    ///
+    /// An inferred (lightweight) SQLite migration step moves each renamed attribute's values instead of dropping
+    /// the old attribute and adding the new one empty. Ignored for an attribute the previous version already has by
+    /// its new name.
+    ///
+    /// ```swift
+    /// struct Person: Entity {
+    ///     var id: Int64
+    ///     var fullName: String                  // `name` in version 1
+    ///     static let previousAttributeNames = ["fullName": "name"]
+    /// }
+    /// ```
+    static var previousAttributeNames: [String: String] { get }
 }
 
 extension Entity {
@@ -53,6 +75,10 @@ extension Entity {
     public static var indexes: [Index] { [] }
     /// No defaults.
     public static var defaultValues: [String: Value] { [:] }
+    /// Not renamed.
+    public static var previousName: String? { nil }
+    /// No attribute renamed.
+    public static var previousAttributeNames: [String: String] { [:] }
 }
 
 /// A type that can be an entity's primary key: integers, `String` and `UUID` conform.

@@ -10,7 +10,10 @@ package enum SchemaCache {
         if let cached = layouts.withLock({ $0[key] }) { return cached }
         let entity = try EntityDescription(describing: type)
         try RecordLayout.validatingDefaults(E.defaultValues, of: entity)
-        let layout = RecordLayout(entity, defaults: E.defaultValues)
+        try RecordLayout.validatingPreviousNames(E.previousAttributeNames, of: entity)
+        let layout = RecordLayout(
+            entity, defaults: E.defaultValues, previousName: E.previousName,
+            previousAttributeNames: E.previousAttributeNames)
         return layouts.withLock { cache in
             if let raced = cache[key] { return raced }
             cache[key] = layout

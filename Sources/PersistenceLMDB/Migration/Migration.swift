@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A migration block: brings a store written at `oldSchemaVersion` up to the builder's model, given to
 /// ``LMDBBuilder/migrationBlock``.

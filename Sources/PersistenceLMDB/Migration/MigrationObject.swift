@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One object as a migration block sees it: a dynamic record of the old schema (read-only) or the new one
 /// (writable).
@@ -112,21 +112,5 @@ public final class MigrationObject: RecordReading {
                     ? "a migration object of '\(entityName)' was used after it was deleted"
                     : "a migration object of '\(entityName)' was used after its closure or the migration ended")
         }
-    }
-}
-
-extension AttributeDescription {
-    /// `value` as the attribute stores it, for migration code to set: `nil` is accepted whatever the attribute (a
-    /// non-optional one still `nil` fails when the migration ends).
-    /// - Throws: `typeMismatch` naming the attribute when its type can't hold the value.
-    func migrationValue(_ value: Value, in entity: String) throws -> Value {
-        if value.isNull { return .null }
-        guard let stored = conforming(value) else {
-            throw PersistenceError(
-                .typeMismatch,
-                "'\(entity).\(name)' is declared \(type.rawValue); a \(value.storageClassName) value can't be "
-                    + "stored in it")
-        }
-        return stored
     }
 }

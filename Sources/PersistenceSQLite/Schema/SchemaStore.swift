@@ -8,22 +8,54 @@ enum SchemaStore {
     /// The on-disk format this code writes and reads.
     static let formatVersion: Int64 = 1
 
-    /// Prepares the store for `mappings` in one write transaction on `connection`.
-    /// - Throws: `PersistenceError/Code/migrationRequired` when the stored schema differs from the model,
+    /// Prepares the store for `mappings` in one write transaction on `connection`: creates a new store, or checks
+    /// an existing one and migrates it from an older model version (see ``SQLiteMigration``).
+    ///
+    /// - Parameter dryRun: Migrate, then roll back: the store is left as it was.
+    /// - Returns: What a migration did (or would do); `nil` when none ran.
+    /// - Throws: `PersistenceError/Code/migrationRequired` when the stored schema differs from the model and no
+    ///   migration can bring it there, `PersistenceError/Code/migrationFailed` when one failed,
     ///   `PersistenceError/Code/unsupportedFormatVersion` for a newer format, `PersistenceError/Code/corrupt`
     ///   for a file that is not SQLite — each with nothing changed.
-    static func prepare(_ connection: Connection, model: Model, mappings: [TableMapping]) throws {
-        try connection.execute("BEGIN IMMEDIATE")
-        do {
-            try prepareInTransaction(connection, model: model, mappings: mappings)
-            try connection.execute("COMMIT")
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
+    @discardableResult
+    static func prepare(
+        _ connection: Connection, model: Model, mappings: [TableMapping], migration: SQLiteMigration,
+        dryRun: Bool = false
+    ) throws -> MigrationReport? {
+        // At most a few passes: a store that needs a backup is copied between two (see SQLiteMigration.BackupFirst).
+        for _ in 0..<3 {
+            try connection.execute("BEGIN IMMEDIATE")
+            do {
+                let report = try prepareInTransaction(
+                    connection, model: model, mappings: mappings, migration: migration, dryRun: dryRun)
+                if dryRun {
+                    try connection.execute("ROLLBACK")
+                } else {
+                    try connection.execute("COMMIT")
+                }
+                return report
+            } catch let backup as SQLiteMigration.BackupFirst {
+                // Nothing was changed, and no migration code ran.
+                try? connection.execute("ROLLBACK")
+                do {
+                    try migration.makeBackup(connection, to: backup.file)
+                } catch {
+                    migration.discardBackup()
+                    throw error
+                }
+            } catch {
+                if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+                migration.discardBackup()
+                throw error
+            }
         }
+        migration.discardBackup()
+        throw PersistenceError(.busy, "the store kept changing while it was backed up for a migration")
     }
 
-    private static func prepareInTransaction(_ connection: Connection, model: Model, mappings: [TableMapping]) throws {
+    private static func prepareInTransaction(
+        _ connection: Connection, model: Model, mappings: [TableMapping], migration: SQLiteMigration, dryRun: Bool
+    ) throws -> MigrationReport? {
         let descriptions = mappings.map(\.layout.entity)
         let hasMetadata =
             try connection.scalar(
@@ -36,8 +68,9 @@ enum SchemaStore {
                 throw PersistenceError(
                     .invalidSchema, "the database file holds tables that Persistence did not create")
             }
+            guard !dryRun else { return nil }
             try create(connection, model: model, mappings: mappings, descriptions: descriptions)
-            return
+            return nil
         }
         let storedFormat = try read(connection, "formatVersion")
         guard case .integer(let format)? = storedFormat, format >= 1 else {
@@ -67,17 +100,31 @@ enum SchemaStore {
                 "the store has model version \(storedVersion), newer than this model's \(model.version)")
         }
         // Columns are always named, so attribute and index order don't matter to the tables.
-        guard stored.map(\.normalized) == descriptions.map(\.normalized) else {
-            let difference = EntityDescription.difference(stored: stored, current: descriptions)
-            throw PersistenceError(
-                .migrationRequired,
-                difference
-                    + (storedVersion == Int64(model.version)
-                        ? "; the model version is the store's (\(storedVersion)): bump it for a migration" : ""))
+        let unchanged = stored.map(\.normalized) == descriptions.map(\.normalized)
+        guard storedVersion < Int64(model.version) else {
+            guard unchanged else {
+                throw PersistenceError(
+                    .migrationRequired,
+                    EntityDescription.difference(stored: stored, current: descriptions)
+                        + "; the model version is the store's (\(storedVersion)): bump it for a migration")
+            }
+            return nil
         }
-        if storedVersion != Int64(model.version) {
-            try write(connection, "modelVersion", .integer(Int64(model.version)))
+        let report = try migration.run(
+            on: connection, stored: stored, storedVersion: Int(storedVersion), model: model,
+            current: mappings.map(\.layout), dryRun: dryRun)
+        if report != nil {
+            try write(connection, "schema", .blob(schemaJSON(descriptions)))
         }
+        try write(connection, "modelVersion", .integer(Int64(model.version)))
+        return report
+    }
+
+    /// The stored form of a schema.
+    private static func schemaJSON(_ descriptions: [EntityDescription]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(descriptions)
     }
 
     private static func create(
@@ -87,11 +134,9 @@ enum SchemaStore {
         for mapping in mappings {
             for sql in mapping.creationSQL { try connection.execute(sql) }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         try write(connection, "formatVersion", .integer(formatVersion))
         try write(connection, "modelVersion", .integer(Int64(model.version)))
-        try write(connection, "schema", .blob(encoder.encode(descriptions)))
+        try write(connection, "schema", .blob(schemaJSON(descriptions)))
     }
 
     private static func read(_ connection: Connection, _ key: String) throws -> Value? {

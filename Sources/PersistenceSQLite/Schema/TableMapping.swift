@@ -17,10 +17,11 @@ final class TableMapping: Sendable {
     let columns: String
     let primaryKeyColumn: String
 
-    init(index: Int, layout: RecordLayout) {
+    /// - Parameter table: The table's name when it isn't the entity's (a migration's new table).
+    init(index: Int, layout: RecordLayout, table: String? = nil) {
         self.index = index
         self.layout = layout
-        table = quote(layout.entity.name)
+        self.table = quote(table ?? layout.entity.name)
         columns = layout.names.map(quote).joined(separator: ", ")
         primaryKeyColumn = quote(layout.entity.primaryKey)
     }
@@ -53,7 +54,11 @@ final class TableMapping: Sendable {
 
     /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.
     var creationSQL: [String] {
-        let entity = layout.entity
+        [Self.tableSQL(layout.entity, table: table)] + Self.indexSQL(layout.entity.indexes, of: layout.entity)
+    }
+
+    /// `CREATE TABLE` for an entity, under its own name or another (quoted) one.
+    static func tableSQL(_ entity: EntityDescription, table: String) -> String {
         let integerKey = entity.primaryKeyAttribute?.type.storageClass == .integer
         let definitions = entity.attributes.map { attribute in
             var definition = "\(quote(attribute.name)) \(Self.columnType(attribute.type))"
@@ -66,14 +71,17 @@ final class TableMapping: Sendable {
             return definition
         }
         let options = integerKey ? "" : " WITHOUT ROWID"
-        var statements = ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))\(options)"]
-        for index in entity.indexes {
+        return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))\(options)"
+    }
+
+    /// `CREATE INDEX` statements for indexes of an entity, on the entity's table.
+    static func indexSQL(_ indexes: [Index], of entity: EntityDescription) -> [String] {
+        indexes.map { index in
             let unique = index.isUnique ? "UNIQUE " : ""
             let indexColumns = index.attributes.map(quote).joined(separator: ", ")
-            statements.append(
-                "CREATE \(unique)INDEX \(quote(index.name(in: entity.name))) ON \(table) (\(indexColumns))")
+            return
+                "CREATE \(unique)INDEX \(quote(index.name(in: entity.name))) ON \(quote(entity.name)) (\(indexColumns))"
         }
-        return statements
     }
 
     static func columnType(_ type: AttributeType) -> String {

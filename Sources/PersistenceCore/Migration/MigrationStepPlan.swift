@@ -1,0 +1,232 @@
+/// What one step of a mapping-model migration does to each entity, decided from the schemas and the step's mapping
+/// model **before any change** — a step that can't be done is refused here, naming the step, entity and attribute.
+///
+/// A backend runs it in three parts: every destination entity whose table changes gets a new one, filled by its
+/// entity mappings or by an inferred copy; custom policies fix references and finish; then the source tables not
+/// kept are dropped, the new ones take their names, and indexes are built.
+package struct MigrationStepPlan {
+    /// One destination entity.
+    package struct Destination {
+        package let layout: RecordLayout
+        /// The source entity whose table this entity keeps as it is (same name, same attributes): only indexes may
+        /// change. `nil` when the entity gets a new table.
+        package let keptSource: RecordLayout?
+        /// The source entity an inferred copy fills the new table from (`nil` when mappings fill it or it starts
+        /// empty).
+        package let inferredSource: RecordLayout?
+        /// How an inferred copy maps the source's attributes (with declared renames).
+        package let inferredMapping: RecordMapping?
+        /// Whether explicit entity mappings name this entity as their destination.
+        package let isMapped: Bool
+
+        package var name: String { layout.entity.name }
+    }
+
+    package let fromVersion: Int
+    package let toVersion: Int
+    package let kind: MigrationReport.Step.Kind
+    package let source: [RecordLayout]
+    package let destinations: [Destination]
+    /// The step's explicit entity mappings, in the mapping model's order.
+    package let mappings: [EntityMapping]
+    /// Source entities whose tables are dropped at the end of the step (every source table not kept).
+    package let droppedSources: [RecordLayout]
+    /// The schema changes, one clause each.
+    package let changes: [String]
+
+    /// Whether the step changes nothing in the store but the stored schema and version.
+    package var changesNothing: Bool {
+        droppedSources.isEmpty
+            && destinations.allSatisfy { destination in
+                guard let kept = destination.keptSource?.entity else { return false }
+                return Set(kept.indexes) == Set(destination.layout.entity.indexes)
+            }
+    }
+
+    /// Plans a step.
+    /// - Throws: ``PersistenceError/Code/migrationRequired`` naming the step, entity and attribute that block
+    ///   inference where no mapping is given; ``PersistenceError/Code/unknownEntity`` or
+    ///   ``PersistenceError/Code/unknownAttribute`` for a mapping model naming what the step's schemas don't have.
+    package init(
+        fromVersion: Int, toVersion: Int, source: [RecordLayout], destination: [RecordLayout], mapping: MappingModel?
+    ) throws {
+        self.fromVersion = fromVersion
+        self.toVersion = toVersion
+        self.source = source
+        let step = "migration step \(fromVersion) → \(toVersion)"
+        let sources = Dictionary(source.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let destinationNames = Set(destination.map(\.entity.name))
+        let mappings = mapping?.entityMappings ?? []
+        kind = mapping == nil ? .inferred : .mapped
+        self.mappings = mappings
+
+        // Check the mapping model against the step's schemas.
+        for entityMapping in mappings {
+            if let name = entityMapping.sourceEntity, sources[name] == nil {
+                throw PersistenceError(
+                    .unknownEntity,
+                    "\(step): a \(entityMapping.kind.rawValue) mapping names source entity '\(name)', which version "
+                        + "\(fromVersion) doesn't have")
+            }
+            guard let name = entityMapping.destinationEntity else { continue }
+            guard let layout = destination.first(where: { $0.entity.name == name }) else {
+                throw PersistenceError(
+                    .unknownEntity,
+                    "\(step): a \(entityMapping.kind.rawValue) mapping names destination entity '\(name)', which "
+                        + "version \(toVersion) doesn't have")
+            }
+            for attribute in entityMapping.attributeMappings.keys.sorted() where layout.position(of: attribute) == nil {
+                throw PersistenceError(
+                    .unknownAttribute, "\(step): a mapping of '\(name)' maps attribute '\(attribute)', which it hasn't")
+            }
+            if let sourceName = entityMapping.sourceEntity, let sourceLayout = sources[sourceName],
+                [.copy, .transform].contains(entityMapping.kind)
+                    || (entityMapping.kind == .custom && entityMapping.policy?.createDestinationRecords == nil)
+            {
+                let mapping = RecordMapping(
+                    from: sourceLayout, to: layout, renamed: Self.renames(of: layout, from: sourceLayout))
+                if let blocker = Self.blocker(
+                    mapping, mapped: Set(entityMapping.attributeMappings.keys), requiresSameTypes: false)
+                {
+                    throw PersistenceError(
+                        .migrationRequired,
+                        "\(step): the \(entityMapping.kind.rawValue) mapping of '\(sourceName)' to '\(name)' can't fill "
+                            + blocker + "; map the attribute with a closure")
+                }
+            }
+        }
+
+        let removed = Set(mappings.filter { $0.kind == .remove }.compactMap(\.sourceEntity))
+        let mappedDestinations = Set(mappings.compactMap(\.destinationEntity))
+        var destinations: [Destination] = []
+        var blockers: [String] = []
+        var renamedSources: [String: EntityDescription] = [:]
+        var renameClauses: [String] = []
+        for layout in destination {
+            let name = layout.entity.name
+            guard !mappedDestinations.contains(name) else {
+                destinations.append(
+                    Destination(
+                        layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil, isMapped: true))
+                continue
+            }
+            // Inferred: the source of the same name, or of the declared previous name (when no destination entity
+            // keeps that name itself).
+            var inferred = sources[name]
+            if inferred == nil, let previous = layout.previousName, !destinationNames.contains(previous) {
+                inferred = sources[previous]
+            }
+            guard let sourceLayout = inferred, !removed.contains(sourceLayout.entity.name) else {
+                destinations.append(
+                    Destination(
+                        layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil, isMapped: false))
+                continue
+            }
+            let renames = Self.renames(of: layout, from: sourceLayout)
+            let mapping = RecordMapping(from: sourceLayout, to: layout, renamed: renames)
+            if sourceLayout.entity.name != name {
+                renameClauses.append("entity '\(sourceLayout.entity.name)' renamed '\(name)'")
+            }
+            for (new, old) in renames.sorted(by: { $0.key < $1.key }) {
+                renameClauses.append("'\(name).\(old)' renamed '\(new)'")
+            }
+            renamedSources[sourceLayout.entity.name] = Self.renamed(sourceLayout.entity, to: name, renames)
+            if let blocker = Self.blocker(mapping, mapped: [], requiresSameTypes: true) {
+                blockers.append(blocker)
+            }
+            let keeps =
+                sourceLayout.entity.name == name && renames.isEmpty
+                && Self.sameTable(sourceLayout.entity, layout.entity)
+            destinations.append(
+                Destination(
+                    layout: layout, keptSource: keeps ? sourceLayout : nil, inferredSource: keeps ? nil : sourceLayout,
+                    inferredMapping: keeps ? nil : mapping, isMapped: false))
+        }
+        guard blockers.isEmpty else {
+            throw PersistenceError(
+                .migrationRequired,
+                "\(step) can't be inferred: " + blockers.joined(separator: "; ")
+                    + "; give a MappingModel(from: \(fromVersion), to: \(toVersion), …) for it")
+        }
+        self.destinations = destinations
+        let kept = Set(destinations.compactMap { $0.keptSource?.entity.name })
+        droppedSources = source.filter { !kept.contains($0.entity.name) }
+
+        changes =
+            renameClauses
+            + SchemaDifference(
+                stored: source.map { renamedSources[$0.entity.name] ?? $0.entity },
+                current: destination.map(\.entity)
+            ).clauses
+    }
+
+    /// The declared renames of `destination` that apply from `source`: old names by new name, for attributes the
+    /// source has by the old name and not by the new one.
+    private static func renames(of destination: RecordLayout, from source: RecordLayout) -> [String: String] {
+        destination.previousAttributeNames.filter { new, old in
+            source.position(of: new) == nil && source.position(of: old) != nil
+        }
+    }
+
+    /// `entity` with the renames applied, for comparing with the destination.
+    private static func renamed(_ entity: EntityDescription, to name: String, _ renames: [String: String])
+        -> EntityDescription
+    {
+        var copy = entity
+        copy.name = name
+        let newNames = Dictionary(renames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
+        for index in copy.attributes.indices {
+            copy.attributes[index].name = newNames[copy.attributes[index].name] ?? copy.attributes[index].name
+        }
+        if let key = newNames[copy.primaryKey] { copy.primaryKey = key }
+        copy.indexes = copy.indexes.map { index in
+            Index(attributes: index.attributes.map { newNames[$0] ?? $0 }, isUnique: index.isUnique)
+        }
+        return copy
+    }
+
+    /// Whether two descriptions of one entity have the same columns: indexes aside.
+    private static func sameTable(_ a: EntityDescription, _ b: EntityDescription) -> Bool {
+        var a = a.normalized
+        var b = b.normalized
+        a.indexes = []
+        b.indexes = []
+        return a == b
+    }
+
+    /// What keeps a record mapping from filling every destination attribute without code, or `nil`.
+    /// - Parameters:
+    ///   - mapped: Attributes a closure fills.
+    ///   - requiresSameTypes: Inference: a type may only widen (`Bool` → integer, integer → `Double`); an explicit
+    ///     copy checks each value instead.
+    package static func blocker(_ mapping: RecordMapping, mapped: Set<String>, requiresSameTypes: Bool) -> String? {
+        let entity = mapping.new.entity
+        if requiresSameTypes, mapping.sources[mapping.new.primaryKeyIndex] != mapping.old.primaryKeyIndex {
+            return "the primary key of '\(entity.name)' changed"
+        }
+        var reasons: [String] = []
+        for (position, attribute) in entity.attributes.enumerated() where !mapped.contains(attribute.name) {
+            let qualified = "'\(entity.name).\(attribute.name)'"
+            guard let source = mapping.sources[position] else {
+                if !attribute.isOptional && mapping.new.defaults[position] == nil {
+                    reasons.append("\(qualified) is added, not optional, and has no default value")
+                }
+                continue
+            }
+            let old = mapping.old.entity.attributes[source]
+            if old.isOptional && !attribute.isOptional && mapping.new.defaults[position] == nil {
+                reasons.append("\(qualified) is no longer optional and has no default value for nil")
+            }
+            if requiresSameTypes && !isWidening(old.type, to: attribute.type) {
+                reasons.append("\(qualified) changed type from \(old.type.rawValue) to \(attribute.type.rawValue)")
+            }
+        }
+        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+    }
+
+    /// Whether every value of type `old` is a value of type `new` as stored: the same type, `Bool` → integer, or
+    /// integer → `Double`. (`Int32` → `Int64` and `Float` → `Double` are the same attribute type already.)
+    package static func isWidening(_ old: AttributeType, to new: AttributeType) -> Bool {
+        old == new || (old == .bool && new == .integer) || (old == .integer && new == .double)
+    }
+}

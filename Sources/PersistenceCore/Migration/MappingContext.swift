@@ -24,7 +24,8 @@ package protocol MappingStore: AnyObject {
 /// is needed. A context is only valid while the step runs; using it later throws
 /// ``PersistenceError/Code/contextExpired``.
 public final class MappingContext {
-    private let store: any MappingStore
+    /// Weak: the backend's step owns the context.
+    private weak var store: (any MappingStore)?
     /// The step's source model version.
     public let sourceVersion: Int
     /// The step's destination model version.
@@ -40,14 +41,15 @@ public final class MappingContext {
     /// Ends the context's use: after its step.
     package func close() { isOpen = false }
 
-    private func checkOpen() throws {
-        guard isOpen else {
+    private func openStore() throws -> any MappingStore {
+        guard isOpen, let store else {
             throw PersistenceError(.contextExpired, "a mapping context was used after its migration step ended")
         }
+        return store
     }
 
     private func layout(_ entity: String, source: Bool) throws -> RecordLayout {
-        try checkOpen()
+        let store = try openStore()
         guard let layout = source ? store.sourceLayout(entity) : store.destinationLayout(entity) else {
             throw PersistenceError(
                 .unknownEntity,
@@ -62,7 +64,7 @@ public final class MappingContext {
     /// The source record of an entity with this primary key, or `nil`.
     /// - Throws: ``PersistenceError/Code/unknownEntity`` when the step's source has no such entity.
     public func sourceRecord(_ entity: String, id: some ValueConvertible) throws -> Record? {
-        try store.record(layout(entity, source: true), source: true, key: id.storedValue)
+        try openStore().record(layout(entity, source: true), source: true, key: id.storedValue)
     }
 
     /// The source records of an entity matching a condition (all when `nil`), in primary-key order.
@@ -72,7 +74,7 @@ public final class MappingContext {
     /// ```
     public func sourceRecords(_ entity: String, where condition: Condition? = nil) throws -> [Record] {
         let layout = try layout(entity, source: true)
-        return try store.records(layout, source: true, where: condition?.resolve(in: layout))
+        return try openStore().records(layout, source: true, where: condition?.resolve(in: layout))
     }
 
     // MARK: - Destination records
@@ -80,13 +82,13 @@ public final class MappingContext {
     /// The destination record of an entity with this primary key, or `nil` (created by this step so far, or kept
     /// from an entity the step doesn't change).
     public func destinationRecord(_ entity: String, id: some ValueConvertible) throws -> Record? {
-        try store.record(layout(entity, source: false), source: false, key: id.storedValue)
+        try openStore().record(layout(entity, source: false), source: false, key: id.storedValue)
     }
 
     /// The destination records of an entity matching a condition (all when `nil`), in primary-key order.
     public func destinationRecords(_ entity: String, where condition: Condition? = nil) throws -> [Record] {
         let layout = try layout(entity, source: false)
-        return try store.records(layout, source: false, where: condition?.resolve(in: layout))
+        return try openStore().records(layout, source: false, where: condition?.resolve(in: layout))
     }
 
     /// A new record of a destination entity: declared defaults (``Entity/defaultValues``) set, `nil` elsewhere.
@@ -103,13 +105,13 @@ public final class MappingContext {
     ///   destination lookup, ``PersistenceError/Code/typeMismatch`` naming an attribute whose value doesn't fit
     ///   (a `nil` in a non-optional one included), ``PersistenceError/Code/duplicateKey`` for a key already there.
     public func insert(_ record: Record) throws {
-        try store.insert(checked(record))
+        try openStore().insert(checked(record))
     }
 
     /// Saves changes to a destination record (found by its primary key).
     /// - Throws: As ``insert(_:)``, and ``PersistenceError/Code/notFound`` when no record has its key.
     public func update(_ record: Record) throws {
-        guard try store.update(checked(record)) else {
+        guard try openStore().update(checked(record)) else {
             throw PersistenceError(.notFound, "no destination '\(record.entityName)' record has that primary key")
         }
     }
@@ -117,7 +119,7 @@ public final class MappingContext {
     /// Deletes a destination record by primary key; returns whether there was one.
     @discardableResult
     public func deleteDestination(_ entity: String, id: some ValueConvertible) throws -> Bool {
-        try store.delete(layout(entity, source: false), key: id.storedValue)
+        try openStore().delete(layout(entity, source: false), key: id.storedValue)
     }
 
     /// The record with every value as its destination attribute stores it.

@@ -305,7 +305,7 @@ final class SQLiteMigrationStep {
             completed += 1
             if completed % 1000 == 0 { report(progressName, .fixingReferences, completed, Int(total)) }
         }
-        report(progressName, .fixingReferences, completed, Int(total))
+        if completed % 1000 != 0 || completed == 0 { report(progressName, .fixingReferences, completed, Int(total)) }
     }
 
     // MARK: - The end of the step

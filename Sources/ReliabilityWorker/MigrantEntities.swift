@@ -1,4 +1,5 @@
 import PersistenceLMDB
+import PersistenceSQLite
 
 /// The records of the migration kill test at schema version 1: every field follows from the id.
 struct MigrantV1: Entity, Equatable {
@@ -20,7 +21,7 @@ struct MigrantV1: Entity, Equatable {
 }
 
 /// The same records at schema version 2: `name` renamed `fullName`, `amount` parsed from text to an integer, and
-/// `flag` added with a default.
+/// `flag` added with a default (the rename declared for SQLite's inference; LMDB's block renames it itself).
 struct MigrantV2: Entity, Equatable {
     var id: Int64
     var fullName: String
@@ -30,6 +31,7 @@ struct MigrantV2: Entity, Equatable {
     static var entityName: String { "Migrant" }
     static let indexes: [Index] = [.on("amount")]
     static let defaultValues: [String: Value] = ["flag": 1]
+    static let previousAttributeNames = ["fullName": "name"]
 
     static let model = Model(version: 2, entities: [MigrantV2.self])
 
@@ -45,4 +47,14 @@ struct MigrantV2: Entity, Equatable {
             try new?.set("amount", to: Int(try old?.string("amount") ?? "") ?? -1)
         }
     }
+
+    /// The SQLite app's migration plan: version 1 as shipped, and a mapping model that parses the amount (the rename,
+    /// the added flag and the index change are inferred within the mapping).
+    static let plan = MigrationPlan(
+        models: [MigrantV1.model],
+        mappings: [
+            MappingModel(
+                from: 1, to: 2,
+                [.transform("Migrant", ["amount": .value { source in Int(try source.string("amount") ?? "") ?? -1 }])])
+        ])
 }

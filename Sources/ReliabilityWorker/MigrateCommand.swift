@@ -1,13 +1,18 @@
 import ArgumentParser
 import Foundation
 import PersistenceLMDB
+import PersistenceSQLite
 
-/// `migrate`: an encrypted LMDB store of `MigrantV1` records (`--seed N` writes them), migrated to `MigrantV2` by a
-/// migration block when opened — killed at random points by the test; `--check` prints which schema the store is in
-/// and whether every record is exactly as that schema's version of it must be.
+/// `migrate`: a store of `MigrantV1` records (`--seed N` writes them), migrated to `MigrantV2` when opened — on
+/// encrypted LMDB by a migration block, on SQLite by a migration plan with a mapping model — and killed at random
+/// points by the test; `--check` prints which schema the store is in and whether every record is exactly as that
+/// schema's version of it must be.
 struct Migrate: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Seed, migrate (v1 → v2) or check an encrypted LMDB store; the test kills 'migrate' at random.")
+        abstract: "Seed, migrate (v1 → v2) or check a store; the test kills 'migrate' at random.")
+
+    @Option(help: "The storage backend: lmdb (encrypted, migration block) or sqlite (mapping model).")
+    var backend: WorkerBackend = .lmdb
 
     @Option(help: "The directory that holds the store.")
     var directory: String
@@ -24,56 +29,91 @@ struct Migrate: ParsableCommand {
         if let seed {
             try FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: directory, isDirectory: true), withIntermediateDirectories: true)
-            let db = try builder(MigrantV1.model).create()
-            try db.write { context in
-                for id in 1...max(1, seed) { try context.create(MigrantV1.expected(id)) }
-            }
+            try open(MigrantV1.model, SeedWork(count: max(1, seed)))
         } else if check {
             try WorkerOutput.json(summary())
         } else {
             WorkerOutput.line("opening")
-            var builder = builder(MigrantV2.model)
-            builder.migrationBlock = MigrantV2.migration
-            let db = try builder.create()
-            WorkerOutput.line("migrated \(try db.count(MigrantV2.self))")
+            let count = try open(MigrantV2.model, migrating: true, CountWork<MigrantV2>())
+            WorkerOutput.line("migrated \(count)")
         }
     }
 
-    private func builder(_ model: Model) -> LMDBBuilder {
-        var builder = LMDBBuilder(databaseName: StoreOptions.databaseName, passphrase: Self.passphrase, model: model)
-        builder.directory = URL(fileURLWithPath: directory, isDirectory: true)
-        builder.keyDerivation = .scrypt(logN: 10, blockSize: 8, parallelism: 1)
-        return builder
+    /// Opens the store with `model` and runs `work` on it; `migrating` gives the builder what migrates a v1 store.
+    private func open<W: StoreWork>(_ model: Model, migrating: Bool = false, _ work: W) throws -> W.Output {
+        let url = URL(fileURLWithPath: directory, isDirectory: true)
+        switch backend {
+        case .sqlite:
+            var builder = SQLiteBuilder(databaseName: StoreOptions.databaseName, model: model)
+            builder.directory = url
+            if migrating { builder.migrationPlan = MigrantV2.plan }
+            return try work.run(builder.create())
+        case .lmdb, .lmdbPlain:
+            var builder = LMDBBuilder(
+                databaseName: StoreOptions.databaseName, passphrase: Self.passphrase, model: model)
+            builder.directory = url
+            builder.keyDerivation = .scrypt(logN: 10, blockSize: 8, parallelism: 1)
+            if migrating { builder.migrationBlock = MigrantV2.migration }
+            return try work.run(builder.create())
+        }
     }
 
-    /// The store as a v1 app sees it when it still opens; else as a v2 app (without a block: nothing to migrate).
+    /// The store as a v1 app sees it when it still opens; else as a v2 app (nothing left to migrate).
     private func summary() -> MigrationSummary {
         do {
-            let db = try builder(MigrantV1.model).create()
-            let records: [MigrantV1] = try db.recover()
-            let indexed = try db.count(MigrantV1.self, where: Field("name") == "name 1")
-            let sound = try db.verify().isSound
-            return MigrationSummary(
-                state: "old", records: records.count,
-                consistent: records.enumerated().allSatisfy { $0.element == MigrantV1.expected(Int64($0.offset + 1)) }
-                    && indexed == 1 && sound)
+            return try open(
+                MigrantV1.model, SummaryWork<MigrantV1>(state: "old", indexed: Field("name") == "name 1") { _ in 1 })
         } catch let error as PersistenceError where error.code == .invalidConfiguration {
             do {
-                let db = try builder(MigrantV2.model).create()
-                let records: [MigrantV2] = try db.recover()
-                let indexed = try db.count(MigrantV2.self, where: Field("amount") == 7)
-                let sound = try db.verify().isSound
-                return MigrationSummary(
-                    state: "new", records: records.count,
-                    consistent: records.enumerated().allSatisfy {
-                        $0.element == MigrantV2.expected(Int64($0.offset + 1))
-                    } && indexed == records.count(where: { $0.amount == 7 }) && sound)
+                return try open(
+                    MigrantV2.model,
+                    SummaryWork<MigrantV2>(state: "new", indexed: Field("amount") == 7) { records in
+                        records.count { $0.amount == 7 }
+                    })
             } catch {
                 return MigrationSummary(state: "unreadable", records: 0, consistent: false, errorCode: errorCode(error))
             }
         } catch {
             return MigrationSummary(state: "unreadable", records: 0, consistent: false, errorCode: errorCode(error))
         }
+    }
+}
+
+/// A migrant of either version: its expected value by id.
+protocol Migrant: Entity, Equatable {
+    static func expected(_ id: Int64) -> Self
+}
+
+extension MigrantV1: Migrant {}
+extension MigrantV2: Migrant {}
+
+private struct SeedWork: StoreWork {
+    let count: Int64
+    func run<D: Database>(_ db: D) throws {
+        try db.write { context in
+            for id in 1...count { try context.create(MigrantV1.expected(id)) }
+        }
+    }
+}
+
+private struct CountWork<M: Migrant>: StoreWork {
+    func run<D: Database>(_ db: D) throws -> Int { try db.count(M.self) }
+}
+
+/// Every record, the index and the store's integrity, against what `M`'s version must hold.
+private struct SummaryWork<M: Migrant>: StoreWork {
+    let state: String
+    /// A query an index answers, and how many records it must count.
+    let indexed: Condition
+    let expectedCount: ([M]) -> Int
+    func run<D: Database>(_ db: D) throws -> MigrationSummary {
+        let records: [M] = try db.recover()
+        let sound = try db.verify().isSound
+        let indexedCount = try db.count(M.self, where: indexed)
+        return MigrationSummary(
+            state: state, records: records.count,
+            consistent: records.enumerated().allSatisfy { $0.element == M.expected(Int64($0.offset + 1)) }
+                && indexedCount == expectedCount(records) && sound)
     }
 }
 

@@ -9,10 +9,10 @@ import Testing
     import Darwin
 #endif
 
-/// kill -9 at random moments while a child process migrates an encrypted store from schema version 1 to 2 (a
-/// rename, a String → Int conversion in a migration block, an added attribute with a default, an index dropped and
-/// one built): after every kill the store opens either fully old or fully migrated — every record, the index and
-/// the integrity check right for that version — never a mix.
+/// kill -9 at random moments while a child process migrates a store from schema version 1 to 2 (a rename, a String →
+/// Int conversion — in a migration block on encrypted LMDB, in a mapping model on SQLite, whose backup is made first —
+/// an added attribute with a default, an index dropped and one built): after every kill the store opens either fully
+/// old or fully migrated — every record, the index and the integrity check right for that version — never a mix.
 @Suite("kill -9 during a migration")
 struct MigrationKillTests {
     struct Summary: Decodable {
@@ -22,46 +22,52 @@ struct MigrationKillTests {
         var errorCode: String?
     }
 
-    /// Records in the store migrated (`RELIABILITY_MIGRATION_RECORDS`).
-    static var records: Int {
-        ProcessInfo.processInfo.environment["RELIABILITY_MIGRATION_RECORDS"].flatMap { Int($0) } ?? 5_000
+    /// Records in the store migrated: `RELIABILITY_MIGRATION_RECORDS` on LMDB (5,000 by default), 100,000 on SQLite
+    /// (`RELIABILITY_SQLITE_MIGRATION_RECORDS`).
+    static func records(_ backend: String) -> Int {
+        let variable = backend == "sqlite" ? "RELIABILITY_SQLITE_MIGRATION_RECORDS" : "RELIABILITY_MIGRATION_RECORDS"
+        return ProcessInfo.processInfo.environment[variable].flatMap { Int($0) }
+            ?? (backend == "sqlite" ? 100_000 : 5_000)
     }
 
-    @Test("the store is fully old or fully migrated after every kill")
-    func killLoop() throws {
+    @Test("the store is fully old or fully migrated after every kill", arguments: ["lmdb", "sqlite"])
+    func killLoop(backend: String) throws {
         let kills = max(50, ReliabilitySize.kills)
+        let records = Self.records(backend)
+        let file = backend == "sqlite" ? "Reliability.sqlite" : "Reliability.lmdb"
         var generator = SeededGenerator(seed: ReliabilitySize.seed &+ 131)
         try withTemporaryDirectory { directory in
             let seeded = directory.appendingPathComponent("seeded")
             let (_, made) = try WorkerProcess.run(
-                ["migrate", "--directory", seeded.path, "--seed", String(Self.records)],
+                ["migrate", "--backend", backend, "--directory", seeded.path, "--seed", String(records)],
                 errorFile: directory.appendingPathComponent("seed.stderr"))
             try #require(made == .exit(0))
             let store = directory.appendingPathComponent("store")
 
             // One migration to the end: how long it takes, so that the kills land before, during and after it.
-            try fresh(store, from: seeded)
+            try fresh(store, from: seeded, file)
             let started = Date()
             let (lines, finished) = try WorkerProcess.run(
-                ["migrate", "--directory", store.path], errorFile: directory.appendingPathComponent("full.stderr"))
+                ["migrate", "--backend", backend, "--directory", store.path],
+                errorFile: directory.appendingPathComponent("full.stderr"))
             let duration = Date().timeIntervalSince(started)
-            try #require(finished == .exit(0) && lines.last == "migrated \(Self.records)", "\(lines)")
-            try #require(try check(store, directory, -1).state == "new")
+            try #require(finished == .exit(0) && lines.last == "migrated \(records)", "\(lines)")
+            try #require(try check(backend, store, directory, -1).state == "new")
 
             var outcomes: [String: Int] = [:]
             for round in 0..<kills {
-                try fresh(store, from: seeded)
+                try fresh(store, from: seeded, file)
                 let worker = try WorkerProcess(
-                    ["migrate", "--directory", store.path],
+                    ["migrate", "--backend", backend, "--directory", store.path],
                     errorFile: directory.appendingPathComponent("migrate-\(round).stderr"))
                 // Up to 1.2 × a whole run: most kills land inside the migration's transaction.
                 usleep(UInt32.random(in: 0..<UInt32(max(1_000, duration * 1_200_000)), using: &generator))
                 worker.kill()
                 let output = worker.remainingLines()
                 let termination = worker.wait()
-                let summary = try check(store, directory, round)
+                let summary = try check(backend, store, directory, round)
                 try #require(
-                    summary.consistent && summary.records == Self.records,
+                    summary.consistent && summary.records == records,
                     "round \(round): \(summary) after \(termination), worker said \(output): \(worker.errors)")
                 if summary.state == "old" {
                     try #require(!output.contains { $0.hasPrefix("migrated") }, "an acknowledged migration was lost")
@@ -70,23 +76,23 @@ struct MigrationKillTests {
             }
             #expect(outcomes.keys.allSatisfy { ["old", "new"].contains($0) })
             print(
-                "reliability kill -9 during migrations: \(kills) kills of a \(Self.records)-record migration "
+                "reliability kill -9 during \(backend) migrations: \(kills) kills of a \(records)-record migration "
                     + "(\(Int(duration * 1000)) ms uninterrupted), \(outcomes["old", default: 0]) fully old, "
                     + "\(outcomes["new", default: 0]) fully migrated, never mixed")
         }
     }
 
     /// Replaces `store` with a copy of the seeded version-1 store.
-    private func fresh(_ store: URL, from seeded: URL) throws {
+    private func fresh(_ store: URL, from seeded: URL, _ file: String) throws {
         try? FileManager.default.removeItem(at: store)
         try FileManager.default.createDirectory(at: store, withIntermediateDirectories: true)
         try FileManager.default.copyItem(
-            at: seeded.appendingPathComponent("Reliability.lmdb"), to: store.appendingPathComponent("Reliability.lmdb"))
+            at: seeded.appendingPathComponent(file), to: store.appendingPathComponent(file))
     }
 
-    private func check(_ store: URL, _ directory: URL, _ round: Int) throws -> Summary {
+    private func check(_ backend: String, _ store: URL, _ directory: URL, _ round: Int) throws -> Summary {
         let (lines, termination) = try WorkerProcess.run(
-            ["migrate", "--directory", store.path, "--check"],
+            ["migrate", "--backend", backend, "--directory", store.path, "--check"],
             errorFile: directory.appendingPathComponent("check-\(round).stderr"))
         try #require(termination == .exit(0))
         return try JSONDecoder().decode(Summary.self, from: Data(try #require(lines.last).utf8))

@@ -28,6 +28,7 @@ enum DemoBackend: String, CaseIterable, Sendable {
             console.note("store: \(db.fileURL?.path ?? "(in memory)")")
             try await ShopFlow(db: db, console: console, now: Date()).run()
             try SQLiteDemo.showRawSQL(db, console: console)
+            try SQLiteMigrationDemo.run(in: directory, console: console)
         case .lmdb:
             let db = try LMDBDemo.makeDatabase(in: directory, console: console)
             try await ShopFlow(db: db, console: console, now: Date()).run()

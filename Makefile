@@ -7,7 +7,7 @@
 #   make lint             swift format lint --strict
 #   make consumer-check   build the packages that depend on one backend product only, and check what they link
 #   make clean            remove build products
-#   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, ONLY=S1,L4,K,M,M2); JSON in .benchmarks/
+#   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, ONLY=S1,S8,L4,K,M,M2); JSON in .benchmarks/
 #   make bench-smoke      build the Benchmarks package and run every workload at tiny sizes (what CI runs)
 #   make benchmark        the per-operation suites with allocation counts (ordo-one/benchmark)
 #   make reliability      kill -9 loops, bit flips and the deterministic fuzz run at full size, with their figures
@@ -48,7 +48,7 @@ help:
 	@echo "make lint            swift format lint --strict"
 	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
 	@echo "make clean           remove build products"
-	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, ONLY=S1,L4,K,M,M2); JSON in .benchmarks/"
+	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, ONLY=S1,S8,L4,K,M,M2); JSON in .benchmarks/"
 	@echo "make bench-smoke     build the Benchmarks package, run every workload at tiny sizes (what CI runs)"
 	@echo "make benchmark       per-operation benchmarks with allocation counts (ordo-one/benchmark)"
 	@echo "make reliability     kill -9 loops, bit flips, deterministic fuzzing at full size; prints the figures"
@@ -153,7 +153,7 @@ ONLY ?=
 COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(ONLY),--only $(ONLY))
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 L1 L4 L6 K M M2
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 L1 L4 L6 K M M2
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps

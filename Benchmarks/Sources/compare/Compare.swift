@@ -7,7 +7,8 @@ struct Compare: ParsableCommand {
         commandName: "compare",
         abstract: "Time Persistence against the raw SQLite and LMDB C APIs and GRDB, side by side, in one run.",
         discussion: """
-            Workloads: S1–S7 (SQLite: raw C, ours, GRDB), L1, L4, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
+            Workloads: S1–S7 (SQLite: raw C, ours, GRDB), S8 (SQLite: a mapping-model migration of N records, \
+            ours against the table rebuild written in C), L1, L4, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
             ours plain), K (opening a store), M (memory while iterating a large store), M2 (migrating an encrypted \
             store: a renamed attribute, an added one with a default). Every result is verified; \
             a wrong one exits non-zero. A missed target is reported, not fatal.

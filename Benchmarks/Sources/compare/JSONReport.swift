@@ -3,7 +3,8 @@ import Workloads
 
 /// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]`; memory rows (M, M2) add `rows`,
 /// `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and M2 rows `open_s`,
-/// `pass_s` and `commit_s` (medians of each phase; they add up to about `median_s`).
+/// `pass_s` and `commit_s` (medians of each phase; they add up to about `median_s`). S8 rows add `rows` and the
+/// same three phases: before the copy of the rows, the copy, and the rest (index build and commit).
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -25,6 +26,8 @@ enum JSONReport {
                     "\"anon_peak_mib\": \(number(Double(memory.anonymousPeakKiB) / 1024))",
                     "\"file_peak_mib\": \(number(Double(memory.filePeakKiB) / 1024))",
                 ]
+            } else if let records = row.records {
+                fields.append("\"rows\": \(records)")
             }
             if let open = row.secondsBeforePass, let pass = row.secondsInPass, let commit = row.secondsAfterPass {
                 fields += [

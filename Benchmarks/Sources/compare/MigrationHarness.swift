@@ -89,8 +89,7 @@ struct MigrationHarness {
         let folder = try scratch.fresh("M2-seed-\(subject.rawValue)-\(rows)")
         let started = ContinuousClock.now
         _ = try ChildProcess.run(Self.arguments(subject, folder, rows) + ["--phase", "seed"])
-        let elapsed = started.duration(to: .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+        let seconds = started.duration(to: .now).seconds
         progress("M2 \(subject.rawValue): seeded \(rows.grouped) records in \(seconds.secondsText) s")
         return folder
     }
@@ -101,16 +100,8 @@ struct MigrationHarness {
     ) throws -> MigrationReport {
         let folder = try scratch.fresh("M2-\(subject.rawValue)")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let manager = FileManager.default
-        // Not the lock file: LMDB creates a fresh one for the copy. The copy is synced, so the kernel isn't still
-        // writing it back while the migration runs, nor does the migration's commit sync it.
-        for name in try manager.contentsOfDirectory(atPath: seed.path) where !name.hasSuffix("-lock") {
-            let copy = folder.appendingPathComponent(name)
-            try manager.copyItem(at: seed.appendingPathComponent(name), to: copy)
-            let handle = try FileHandle(forUpdating: copy)
-            try handle.synchronize()
-            try handle.close()
-        }
+        // Not the lock file: LMDB creates a fresh one for the copy.
+        try FileManager.default.copyStore(from: seed, to: folder, skipping: "-lock")
         let output = try ChildProcess.run(Self.arguments(subject, folder, rows) + ["--phase", "migrate"])
         let verify = { (condition: Bool, message: String) throws in
             guard condition else {
@@ -140,9 +131,4 @@ struct MigrationHarness {
     private static func arguments(_ subject: MigrationSubject, _ folder: URL, _ rows: Int) -> [String] {
         ["migration-child", "--subject", subject.rawValue, "--directory", folder.path, "--rows", "\(rows)"]
     }
-}
-
-extension Array {
-    /// `nil` when empty.
-    fileprivate var nilIfEmpty: Self? { isEmpty ? nil : self }
 }

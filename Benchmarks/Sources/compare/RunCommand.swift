@@ -9,7 +9,7 @@ struct RunCommand: ParsableCommand {
         abstract: "Run the workloads (the default command)."
     )
 
-    @Option(help: "N: records per workload.")
+    @Option(help: "N: records per workload (S8 migrates N records too).")
     var n = 100_000
 
     @Option(help: "Random point lookups in S3 and L4.")
@@ -24,7 +24,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Records the migration workload (M2) migrates; 0 skips it. Ours also migrates a tenth as many.")
     var migrationRows = 1_000_000
 
-    @Option(help: "Comma-separated workload ids to run (S1–S7, L1, L4, L6, K, M, M2); all when omitted.")
+    @Option(help: "Comma-separated workload ids to run (S1–S8, L1, L4, L6, K, M, M2); all when omitted.")
     var only: String?
 
     @Option(help: "Where to write the results as JSON.")
@@ -63,6 +63,8 @@ struct RunCommand: ParsableCommand {
                 rows += try harness.measure(workload, dataset: dataset)
             } else if let workload = id.lmdb, let dataset {
                 rows += try harness.measure(workload, dataset: dataset)
+            } else if id == .s8 {
+                rows += try MappingMigrationHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .m, memoryRows > 0 {
                 rows += try MemoryHarness(rows: memoryRows, scratch: scratch).measure()
             } else if id == .m2, migrationRows > 0 {

@@ -11,6 +11,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case s5 = "S5"
     case s6 = "S6"
     case s7 = "S7"
+    case s8 = "S8"
     case l1 = "L1"
     case l4 = "L4"
     case l6 = "L6"
@@ -26,7 +27,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
 }
 
-/// Parses `--only S1,L4,K,M,M2`.
+/// Parses `--only S1,S8,L4,K,M,M2`.
 func parseSelection(_ text: String?) throws -> [WorkloadID] {
     guard let text, !text.isEmpty else { return WorkloadID.allCases }
     var selected = Set<WorkloadID>()

@@ -43,12 +43,13 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// ```
     static var defaultValues: [String: Value] { get }
     /// The entity's name in the previous model version, when this version renamed it (Core Data's renaming
-    /// identifier). Defaults to `nil`.
+    /// identifier). Defaults to `""`: not renamed. (Not an optional, so that `static let previousName = "Tag"`
+    /// declares it: an optional requirement would silently keep its default for a `String` declaration.)
     ///
     /// An inferred (lightweight) SQLite migration step moves the records of the entity named so to this one. Like
     /// defaults, it is not part of the stored schema; a name that the previous version doesn't have is ignored, so
     /// a later version may keep the declaration.
-    static var previousName: String? { get }
+    static var previousName: String { get }
     /// Attributes this model version renamed: each attribute's name in the previous version, by its new name (Core
     /// Data's renaming identifiers). Defaults to none.
     ///
@@ -76,7 +77,7 @@ extension Entity {
     /// No defaults.
     public static var defaultValues: [String: Value] { [:] }
     /// Not renamed.
-    public static var previousName: String? { nil }
+    public static var previousName: String { "" }
     /// No attribute renamed.
     public static var previousAttributeNames: [String: String] { [:] }
 }

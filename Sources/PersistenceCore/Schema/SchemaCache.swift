@@ -12,7 +12,7 @@ package enum SchemaCache {
         try RecordLayout.validatingDefaults(E.defaultValues, of: entity)
         try RecordLayout.validatingPreviousNames(E.previousAttributeNames, of: entity)
         let layout = RecordLayout(
-            entity, defaults: E.defaultValues, previousName: E.previousName,
+            entity, defaults: E.defaultValues, previousName: E.previousName.isEmpty ? nil : E.previousName,
             previousAttributeNames: E.previousAttributeNames)
         return layouts.withLock { cache in
             if let raced = cache[key] { return raced }

@@ -109,7 +109,7 @@ struct InferredMigrationTests {
         var flag: Bool
         static var entityName: String { "Thing" }
         static let indexes: [Index] = [.on("name")]
-        static let previousName: String? = "Item"
+        static let previousName = "Item"
     }
 
     @Test func renamesAnEntityByItsRenamingIdentifier() throws {

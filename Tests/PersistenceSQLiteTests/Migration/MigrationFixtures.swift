@@ -76,7 +76,7 @@ enum V4 {
     struct Label: Entity, Equatable {
         var id: Int64
         var label: String
-        static let previousName: String? = "Tag"
+        static let previousName = "Tag"
     }
     static let model = Model(version: 4, entities: [Person.self, Label.self])
 }

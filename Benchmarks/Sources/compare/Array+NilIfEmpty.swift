@@ -1,0 +1,4 @@
+extension Array {
+    /// `nil` when empty.
+    var nilIfEmpty: Self? { isEmpty ? nil : self }
+}

@@ -54,12 +54,7 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
 
         /// `1 → 2 (mapped): 'Person.age' added; Person 10 → 10 records (10 rewritten)`.
         public var description: String {
-            let counts = entities.map {
-                "\($0.name) \($0.recordsBefore) → \($0.recordsAfter) records (\($0.recordsRewritten) rewritten)"
-            }
-            return "\(fromVersion) → \(toVersion) (\(kind.rawValue)): "
-                + (changes.isEmpty ? "no schema change" : changes.joined(separator: "; ")) + "; "
-                + counts.joined(separator: ", ")
+            "\(fromVersion) → \(toVersion) (\(kind.rawValue)): " + MigrationReport.summary(changes, entities)
         }
     }
 
@@ -85,11 +80,15 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
 
     /// `schema version 1 → 2: 'Person.age' added; Person 1000 → 1000 records (1000 rewritten)`.
     public var description: String {
+        "schema version \(fromVersion) → \(toVersion): " + Self.summary(changes, entities)
+    }
+
+    /// `'Person.age' added; Person 1000 → 1000 records (1000 rewritten)`.
+    fileprivate static func summary(_ changes: [String], _ entities: [EntityCounts]) -> String {
         let counts = entities.map {
             "\($0.name) \($0.recordsBefore) → \($0.recordsAfter) records (\($0.recordsRewritten) rewritten)"
         }
-        return "schema version \(fromVersion) → \(toVersion): "
-            + (changes.isEmpty ? "no schema change" : changes.joined(separator: "; ")) + "; "
+        return (changes.isEmpty ? "no schema change" : changes.joined(separator: "; ")) + "; "
             + counts.joined(separator: ", ")
     }
 }

@@ -162,7 +162,7 @@ package struct MigrationStepPlan {
 
     /// The declared renames of `destination` that apply from `source`: old names by new name, for attributes the
     /// source has by the old name and not by the new one.
-    private static func renames(of destination: RecordLayout, from source: RecordLayout) -> [String: String] {
+    package static func renames(of destination: RecordLayout, from source: RecordLayout) -> [String: String] {
         destination.previousAttributeNames.filter { new, old in
             source.position(of: new) == nil && source.position(of: old) != nil
         }

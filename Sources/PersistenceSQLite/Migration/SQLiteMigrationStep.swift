@@ -232,9 +232,7 @@ final class SQLiteMigrationStep {
         else { return }
         let inferred = RecordMapping(
             from: source, to: destination,
-            renamed: destination.previousAttributeNames.filter { new, old in
-                source.position(of: new) == nil && source.position(of: old) != nil
-            })
+            renamed: MigrationStepPlan.renames(of: destination, from: source))
         let closures: [AttributeMapping?] = destination.names.map { mapping.attributeMappings[$0] }
         let attributes = destination.entity.attributes
         try stream(source, entity: progressName, stage: .mapping) { record in

@@ -12,19 +12,27 @@ public import PersistenceCore
 public final class LMDBContext: DatabaseContext {
     let transaction: Transaction
     private let stores: EntityStores
-    private let sealer: ValueSealer
+    let sealer: ValueSealer
     /// Whether this context belongs to a write transaction.
     public let isWritable: Bool
     private var isExpired = false
     /// The nonce sequence of this write, loaded from the meta database on first use.
     private var nonces: NonceSequence?
     private let metaDBI: MDB_dbi
+    let aliasDBI: MDB_dbi
+    /// What this write changed, for observers; `nil` in a read.
+    let recorder: ChangeRecorder?
 
-    init(transaction: Transaction, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi) {
+    init(
+        transaction: Transaction, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi,
+        recorder: ChangeRecorder?
+    ) {
         self.transaction = transaction
         self.stores = stores
         self.sealer = sealer
         self.metaDBI = metaDBI
+        self.aliasDBI = aliasDBI
+        self.recorder = recorder
         isWritable = !transaction.isReadOnly
     }
 
@@ -45,7 +53,7 @@ public final class LMDBContext: DatabaseContext {
         try coders.writer(for: store.layout).encode(entity)
     }
 
-    private func use(writing: Bool) throws {
+    func use(writing: Bool) throws {
         guard !isExpired else {
             throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
         }
@@ -59,7 +67,9 @@ public final class LMDBContext: DatabaseContext {
     public func create<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        try insert(encode(entity, store), into: store)
+        let values = try encode(entity, store)
+        try insert(values, into: store)
+        recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
     }
 
     public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
@@ -100,6 +110,7 @@ public final class LMDBContext: DatabaseContext {
             throw PersistenceError(.notFound, "no \(store.layout.entity.name) has that primary key")
         }
         try replace(old, with: values, key: key, in: store)
+        recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
     }
 
     public func upsert<E: Entity>(_ entity: E) throws {
@@ -109,8 +120,10 @@ public final class LMDBContext: DatabaseContext {
         let key = try recordKey(values[store.layout.primaryKeyIndex], store)
         if let old = try load(key, store) {
             try replace(old, with: values, key: key, in: store)
+            recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
         } else {
             try insert(values, into: store)
+            recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
         }
     }
 
@@ -121,6 +134,7 @@ public final class LMDBContext: DatabaseContext {
         let key = try recordKey(id.storedValue, store)
         guard let old = try load(key, store) else { return false }
         try remove(old, key: key, from: store)
+        recorder?.record(.delete, store.layout, key: id.storedValue)
         return true
     }
 
@@ -129,13 +143,23 @@ public final class LMDBContext: DatabaseContext {
         try use(writing: true)
         let store = try stores.store(for: E.self)
         guard let condition else {
+            if let recorder, recorder.recordsKeys {
+                // Change-set observers want each deleted key: read them before emptying (only then).
+                for record in try matching(nil, store) {
+                    recorder.record(.delete, store.layout, key: record.values[store.layout.primaryKeyIndex])
+                }
+            }
             let count = try transaction.count(store.dbi)
             try transaction.empty(store.dbi)
             for index in store.indexes { try transaction.empty(index.dbi) }
+            if count > 0, let recorder, !recorder.recordsKeys { recorder.recordUntracked(store.layout) }
             return count
         }
         let doomed = try matching(condition.resolve(in: store.layout), store)
-        for record in doomed { try remove(record.values, key: record.key, from: store) }
+        for record in doomed {
+            try remove(record.values, key: record.key, from: store)
+            recorder?.record(.delete, store.layout, key: record.values[store.layout.primaryKeyIndex])
+        }
         return doomed.count
     }
 
@@ -179,7 +203,7 @@ public final class LMDBContext: DatabaseContext {
     }
 
     /// The next nonce of this write, continuing from the counter the meta database holds.
-    private func nextNonce() throws -> AES.GCM.Nonce {
+    func nextNonce() throws -> AES.GCM.Nonce {
         var sequence =
             try nonces
             ?? NonceSequence(

@@ -19,14 +19,27 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     let stores: EntityStores
     let sealer: ValueSealer
     let metaDBI: MDB_dbi
+    let aliasDBI: MDB_dbi
     let runner = TransactionRunner(label: "persistence.lmdb")
 
-    init(fileURL: URL, environment: Environment, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi) {
+    init(
+        fileURL: URL, environment: Environment, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi,
+        aliasDBI: MDB_dbi
+    ) {
         self.fileURL = fileURL
         self.environment = environment
         self.stores = stores
         self.sealer = sealer
         self.metaDBI = metaDBI
+        self.aliasDBI = aliasDBI
+    }
+
+    /// Where commits are published to observers; shared by every database of this process on the same file.
+    public var observationHub: ObservationHub { environment.observationHub }
+
+    @discardableResult
+    public func checkForExternalChanges() throws -> Bool {
+        try environment.writer.withLock { try environment.checkForExternalCommits() }
     }
 
     /// Whether values are sealed with a key derived from a passphrase.
@@ -38,7 +51,9 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     @discardableResult
     public func read<R>(_ body: (LMDBContext) throws -> R) throws -> R {
         try environment.read { transaction in
-            let context = LMDBContext(transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI)
+            let context = LMDBContext(
+                transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
+                recorder: nil)
             defer { context.expire() }
             return try body(context)
         }
@@ -47,13 +62,19 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     @discardableResult
     public func write<R>(_ body: (LMDBContext) throws -> R) throws -> R {
         try environment.writer.withLock {
-            try environment.write { transaction in
-                let context = LMDBContext(transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI)
+            let recorder = ChangeRecorder(recordsKeys: observationHub.recordsKeys)
+            let result = try environment.write { transaction in
+                let context = LMDBContext(
+                    transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
+                    recorder: recorder)
                 defer { context.expire() }
                 let result = try body(context)
                 try context.finish()
                 return result
             }
+            // Still under the writer lock: observers hear of commits in commit order.
+            observationHub.publish(recorder)
+            return result
         }
     }
 

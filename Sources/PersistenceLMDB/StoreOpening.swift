@@ -64,6 +64,7 @@ struct StoreOpening {
             let sealer = ValueSealer(keys: keys.map(\.keys))
             var stores: [EntityStore] = []
             var metaDBI = MDB_dbi()
+            var aliasDBI = MDB_dbi()
             // A migration writes every changed record, in two forms when the block enumerates: while its transaction
             // is open, the old pages stay too. Make room ahead, as a write can't grow the map (nor run twice).
             let migrates = stored.format != nil && (stored.schemaVersion ?? 0) < builder.schemaVersion
@@ -81,13 +82,14 @@ struct StoreOpening {
                 } else {
                     _ = try checkSchema(metaDBI, transaction, sealer: sealer)
                 }
+                aliasDBI = try environment.database(named: LMDBContext.aliasDatabaseName, flags: 0, in: transaction)
                 stores = try layouts.map {
                     try EntityStore(layout: $0, environment: environment, transaction: transaction)
                 }
             }
             return LMDBDatabase(
                 fileURL: file, environment: environment, stores: EntityStores(model: builder.model, stores: stores),
-                sealer: sealer, metaDBI: metaDBI)
+                sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI)
         }
     }
 

@@ -18,11 +18,14 @@ public final class SQLiteContext: DatabaseContext {
     /// Whether this context belongs to a write transaction.
     public let isWritable: Bool
     private var isExpired = false
+    /// What this write changed, for observers; `nil` in a read.
+    let recorder: ChangeRecorder?
 
-    init(connection: Connection, mappings: EntityMappings, isWritable: Bool) {
+    init(connection: Connection, mappings: EntityMappings, recorder: ChangeRecorder?) {
         self.connection = connection
         self.mappings = mappings
-        self.isWritable = isWritable
+        self.recorder = recorder
+        isWritable = recorder != nil
     }
 
     func expire() { isExpired = true }
@@ -33,7 +36,7 @@ public final class SQLiteContext: DatabaseContext {
 
     /// The connection, after checking the context may be used (and may write, when `writing`).
     @inline(__always)
-    private func use(writing: Bool) throws -> Connection {
+    func use(writing: Bool) throws -> Connection {
         guard !isExpired else {
             throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
         }
@@ -53,7 +56,7 @@ public final class SQLiteContext: DatabaseContext {
     // MARK: - Typed operations
 
     public func create<E: Entity>(_ entity: E) throws {
-        try annotated("insert", E.self) { try run(.insert, entity) }
+        try annotated("insert", E.self) { try run(.insert, entity, recording: .insert) }
     }
 
     public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
@@ -66,14 +69,28 @@ public final class SQLiteContext: DatabaseContext {
         let statement = try connection.statement(.table(mapping.index, .insert)) { mapping.sql(.insert) }
         defer { statement.reset() }
         for entity in entities {
-            try bindRecord(entity, mapping: mapping, to: statement)
+            let values = try bindRecord(entity, mapping: mapping, to: statement)
             _ = try statement.step()
             statement.reset()
+            recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
         }
     }
 
     public func upsert<E: Entity>(_ entity: E) throws {
-        try annotated("upsert", E.self) { try run(.upsert, entity) }
+        try annotated("upsert", E.self) {
+            // Whether it inserts or updates matters only to change-set observers: ask only for them.
+            let existed = try recorder?.recordsKeys == true && exists(E.self, id: entity.id)
+            try run(.upsert, entity, recording: existed ? .update : .insert)
+        }
+    }
+
+    /// Whether a record with this primary key exists.
+    private func exists<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        let mapping = try mappings.mapping(for: E.self)
+        let statement = try connection.statement(.table(mapping.index, .selectByID)) { mapping.sql(.selectByID) }
+        defer { statement.reset() }
+        try statement.bind(id.storedValue, at: 1)
+        return try statement.step()
     }
 
     public func update<E: Entity>(_ entity: E) throws {
@@ -85,12 +102,13 @@ public final class SQLiteContext: DatabaseContext {
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .update)) { mapping.sql(.update) }
         defer { statement.reset() }
-        let count = try bindRecord(entity, mapping: mapping, to: statement)
-        try statement.bind(entity.id.storedValue, at: Int32(count + 1))
+        let values = try bindRecord(entity, mapping: mapping, to: statement)
+        try statement.bind(entity.id.storedValue, at: Int32(values.count + 1))
         _ = try statement.step()
         guard connection.changes > 0 else {
             throw PersistenceError(.notFound, "no \(mapping.layout.entity.name) has that primary key")
         }
+        recorder?.record(.update, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
     }
 
     public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
@@ -150,7 +168,9 @@ public final class SQLiteContext: DatabaseContext {
         defer { statement.reset() }
         try statement.bind(id.storedValue, at: 1)
         _ = try statement.step()
-        return connection.changes > 0
+        guard connection.changes > 0 else { return false }
+        recorder?.record(.delete, mapping.layout, key: id.storedValue)
+        return true
     }
 
     @discardableResult
@@ -158,20 +178,35 @@ public final class SQLiteContext: DatabaseContext {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         var compiler = ConditionCompiler(mapping: mapping)
-        let sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))
+        var sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))
+        guard let recorder, recorder.recordsKeys else {
+            let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+            try statement.bind(compiler.arguments)
+            try statement.run()
+            if connection.changes > 0 { recorder?.recordUntracked(mapping.layout) }
+            return connection.changes
+        }
+        // Change-set observers want each deleted key: the statement lists them as it deletes.
+        sql += " RETURNING \(mapping.primaryKeyColumn)"
         let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+        defer { statement.reset() }
         try statement.bind(compiler.arguments)
-        try statement.run()
-        return connection.changes
+        var count = 0
+        while try statement.step() {
+            recorder.record(.delete, mapping.layout, key: statement.column(0))
+            count += 1
+        }
+        return count
     }
 
-    private func run<E: Entity>(_ operation: TableMapping.Operation, _ entity: E) throws {
+    private func run<E: Entity>(_ operation: TableMapping.Operation, _ entity: E, recording kind: ChangeKind) throws {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, operation)) { mapping.sql(operation) }
         defer { statement.reset() }
-        try bindRecord(entity, mapping: mapping, to: statement)
+        let values = try bindRecord(entity, mapping: mapping, to: statement)
         _ = try statement.step()
+        recorder?.record(kind, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
     }
 
     /// Names the operation and entity in an engine error whose message only says a statement failed.
@@ -184,13 +219,13 @@ public final class SQLiteContext: DatabaseContext {
         }
     }
 
-    /// Encodes an entity and binds its values to parameters 1…n; returns n.
+    /// Encodes an entity and binds its values to parameters 1…n; returns the values.
     @discardableResult
     @inline(__always)
-    private func bindRecord<E: Entity>(_ entity: E, mapping: TableMapping, to statement: Statement) throws -> Int {
+    private func bindRecord<E: Entity>(_ entity: E, mapping: TableMapping, to statement: Statement) throws -> [Value] {
         let values = try coders.writer(for: mapping.layout).encode(entity)
         for index in values.indices { try statement.bind(values[index], at: Int32(index + 1)) }
-        return values.count
+        return values
     }
 
     // MARK: - Raw SQL
@@ -209,7 +244,10 @@ public final class SQLiteContext: DatabaseContext {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         try statement.run()
-        return statement.isReadOnly ? 0 : connection.changes
+        guard !statement.isReadOnly else { return 0 }
+        // Raw SQL can change any table, its rows unnamed: every observer reads again.
+        recorder?.recordEverything()
+        return connection.changes
     }
 
     /// The rows of one SQL query with arguments bound to its `?` parameters, in this transaction.

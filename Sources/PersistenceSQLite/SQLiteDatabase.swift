@@ -14,9 +14,11 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     /// What the migration that ran when the store opened did, step by step; `nil` when none ran.
     public let migrationReport: MigrationReport?
     let mappings: EntityMappings
-    private let writer: WriterConnection
+    let writer: WriterConnection
     private let readers: ReaderPool?
     let runner: TransactionRunner
+    /// Where commits are published to observers.
+    public let observationHub = ObservationHub()
 
     init(
         path: String, inMemory: Bool, model: Model, layouts: [RecordLayout], maximumReaders: Int,
@@ -36,7 +38,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
 
         fileURL = inMemory ? nil : URL(fileURLWithPath: path)
         mappings = EntityMappings(model: model, mappings: tableMappings)
-        writer = WriterConnection(connection)
+        writer = WriterConnection(connection, watchesOtherConnections: !inMemory)
         readers =
             inMemory
             ? nil
@@ -47,6 +49,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
                 return reader
             }
         runner = TransactionRunner(label: "persistence.sqlite")
+        _ = try writer.withConnection { try noticeExternalCommits($0) }
     }
 
     deinit {
@@ -69,7 +72,10 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     /// Runs `body` in a write transaction: committed when it returns, rolled back entirely when it throws.
     @discardableResult
     public func write<R>(_ body: (SQLiteContext) throws -> R) throws -> R {
-        try writer.withConnection { try transaction(on: $0, writable: true, body) }
+        try writer.withConnection { connection in
+            try noticeExternalCommits(connection)
+            return try transaction(on: connection, writable: true, body)
+        }
     }
 
     @discardableResult
@@ -86,7 +92,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         throws -> R
     {
         try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
-        let context = SQLiteContext(connection: connection, mappings: mappings, isWritable: writable)
+        let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
+        let context = SQLiteContext(connection: connection, mappings: mappings, recorder: recorder)
         defer { context.expire() }
         let result: R
         do {
@@ -106,6 +113,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
             throw error
         }
+        // Still under the writer lock: observers hear of commits in commit order.
+        if let recorder { observationHub.publish(recorder) }
         return result
     }
 }

@@ -51,6 +51,7 @@ public enum ConformanceSuite {
         + MutationChecks.all
         + TransactionChecks.all + StorageChecks.all
         + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all + VerificationChecks.all
+        + ObservationChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

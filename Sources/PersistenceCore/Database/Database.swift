@@ -60,6 +60,23 @@ public protocol Database<Context>: Sendable {
 
     /// Checks that the whole store is sound, as the synchronous `verify()` does, running off the cooperative pool.
     func verify() async throws -> VerificationReport
+
+    /// Where this database's commits are published to its observers (see ``observe(_:where:sortedBy:limit:offset:)``
+    /// and ``changes(of:)``). A backend publishes each committed write's ``ChangeRecorder`` here while it still
+    /// holds its writer lock.
+    var observationHub: ObservationHub { get }
+
+    /// Notices writes that other processes (or another database value opened on the same SQLite file) committed
+    /// since this database last looked, and tells every observer to read again when there were some.
+    ///
+    /// Observers hear of this database's own commits at once. Commits made elsewhere are noticed when this
+    /// database's next write transaction begins, or when this is called — poll it (from a timer, say) in a process
+    /// that only reads. Their change sets are reported as incomplete: another process's changes can't be named
+    /// record by record.
+    ///
+    /// - Returns: Whether there were such writes.
+    @discardableResult
+    func checkForExternalChanges() throws -> Bool
 }
 
 /// Makes a database: validates its inputs, then opens or creates the store.

@@ -9,6 +9,15 @@ package enum RecordDecoder {
         return try reader.decode(type)
     }
 
+    /// A primary key from its stored value.
+    package static func primaryKey<ID: Decodable>(_ type: ID.Type, from value: Value, layout: RecordLayout) throws
+        -> ID
+    {
+        let position = layout.primaryKeyIndex
+        return try Self.value(
+            ID.self, from: value, as: layout.types[position], name: layout.names[position], layout: layout)
+    }
+
     static func mismatch(_ layout: RecordLayout, _ name: String, _ found: Value, _ expected: Any.Type)
         -> PersistenceError
     {

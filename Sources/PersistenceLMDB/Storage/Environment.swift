@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 import PersistenceCore
+import Synchronization
 
 /// Owns one `MDB_env` and everything process-wide about it: the writer lock, the map-growth lock, the named
 /// databases opened so far.
@@ -22,6 +23,12 @@ final class Environment: @unchecked Sendable {
     let maximumKeySize: Int
     /// How many read transactions of this environment the calling thread has open.
     private let readDepth = ThreadCounter()
+    /// Where commits are published to observers: one per environment, so every database of this process on the
+    /// file shares it.
+    let observationHub = ObservationHub()
+    /// The id of the last write transaction this process committed or noticed (0 before the first); read and
+    /// written under ``writer``.
+    private let lastTransactionID = Atomic<Int>(0)
 
     /// Opens the environment of the file at `path` (with `path-lock` beside it).
     ///
@@ -103,11 +110,14 @@ final class Environment: @unchecked Sendable {
                 return try growth.withShared {
                     // Throws MapResized before `body` has run, the only case that begins again.
                     let transaction = try Transaction(environment: self, readOnly: false)
+                    noticeExternalCommits(before: transaction.id)
                     do {
                         let result = try body(transaction)
                         // `body` may have caught the failure itself: the transaction is unusable all the same.
                         if transaction.sawMapFull { throw LMDBError.MapFull() }
+                        let id = transaction.id
                         try transaction.commit()
+                        lastTransactionID.store(id, ordering: .relaxed)
                         return result
                     } catch {
                         transaction.abort()
@@ -287,5 +297,27 @@ final class ReadWriteLock: @unchecked Sendable {
         pthread_rwlock_wrlock(lock)
         defer { pthread_rwlock_unlock(lock) }
         return try body()
+    }
+}
+
+extension Environment {
+    /// Tells every observer to read again when another process committed since this one last wrote or looked: a
+    /// write transaction's id is the last committed one's plus one. Call under ``writer``.
+    func noticeExternalCommits(before writeID: Int) {
+        let last = lastTransactionID.load(ordering: .relaxed)
+        if last != 0 && writeID - 1 > last { observationHub.publish(.external) }
+        lastTransactionID.store(writeID - 1, ordering: .relaxed)
+    }
+
+    /// Compares the last committed transaction id with the last this process saw; call under ``writer``.
+    func checkForExternalCommits() throws -> Bool {
+        var info = MDB_envinfo()
+        try LMDBError.check(mdb_env_info(handle, &info), "could not read the environment's state")
+        let current = Int(info.me_last_txnid)
+        let last = lastTransactionID.load(ordering: .relaxed)
+        lastTransactionID.store(current, ordering: .relaxed)
+        guard last != 0, current > last else { return false }
+        observationHub.publish(.external)
+        return true
     }
 }

@@ -29,6 +29,10 @@ final class Transaction {
 
     deinit { abort() }
 
+    /// LMDB's id of the transaction: a write's is one more than the last committed write's; a read's is the id of
+    /// the write whose snapshot it sees.
+    var id: Int { Int(mdb_txn_id(handle)) }
+
     func commit() throws {
         guard isOpen else { return }
         isOpen = false

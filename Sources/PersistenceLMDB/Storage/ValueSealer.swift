@@ -32,6 +32,21 @@ struct ValueSealer: Sendable {
         return try RecordCodec.decode(plaintext)
     }
 
+    /// The stored bytes of values that belong to no entity (an alias), authenticating `aad` when sealed.
+    func seal(
+        _ values: [Value], authenticating aad: UnsafeRawBufferPointer, nonce: () throws -> AES.GCM.Nonce
+    ) throws -> Data {
+        let encoded = RecordCodec.encode(values)
+        guard let keys else { return Data(encoded) }
+        return try keys.seal(encoded, authenticating: aad, nonce: nonce())
+    }
+
+    /// The values sealed by ``seal(_:authenticating:nonce:)``.
+    func open(_ stored: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer) throws -> [Value] {
+        guard let keys else { return try RecordCodec.decode(stored) }
+        return try RecordCodec.decode(keys.open(stored, authenticating: aad))
+    }
+
     func indexKey(_ values: [Value]) -> Data {
         let encoded = RecordCodec.encode(values)
         guard let keys else { return Data(SHA256.hash(data: encoded)) }

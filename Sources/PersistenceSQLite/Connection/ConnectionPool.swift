@@ -3,12 +3,20 @@ import PersistenceCore
 
 /// The writer connection, used only while holding the core's ``WriterLock``.
 ///
-/// `@unchecked Sendable`: `connection` is touched only inside `lock.withLock`, so by one thread at a time.
+/// `@unchecked Sendable`: `connection` and `dataVersion` are touched only inside `lock.withLock`, so by one thread
+/// at a time.
 final class WriterConnection: @unchecked Sendable {
     private let connection: Connection
     private let lock = WriterLock()
+    /// Whether other connections (other processes, other databases on the file) can commit to the file.
+    let watchesOtherConnections: Bool
+    /// The writer's `PRAGMA data_version` when last checked; read and written only under `lock`.
+    var dataVersion: Value?
 
-    init(_ connection: Connection) { self.connection = connection }
+    init(_ connection: Connection, watchesOtherConnections: Bool) {
+        self.connection = connection
+        self.watchesOtherConnections = watchesOtherConnections
+    }
 
     /// Runs `body` with the connection, exclusively.
     /// - Throws: `PersistenceError.Code.nestedTransaction` when the calling thread already holds it.

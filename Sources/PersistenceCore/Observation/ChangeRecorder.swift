@@ -1,0 +1,98 @@
+/// What one write transaction changed, recorded as it runs and published to observers once it commits.
+///
+/// A backend's write context owns one and calls it after each change it makes. It always notes which entities
+/// and aliases the transaction touched (an array slot per entity, cheap enough for every write); primary keys are
+/// kept only while someone observes change sets (``ObservationHub/recordsKeys`` when the transaction began), so
+/// a bulk import with no such observer allocates nothing per record here.
+///
+/// Not thread-safe: one transaction, one thread (the writer lock's holder).
+package final class ChangeRecorder {
+    /// One entity's changes in this transaction.
+    final class Log {
+        let entity: String
+        /// Changes in order: what happened to which primary key. Empty unless keys are recorded.
+        var operations: [(kind: ChangeKind, key: Value)] = []
+        /// Some change had no primary key to record (keys weren't recorded, raw SQL, a bulk delete).
+        var isUntracked = false
+
+        init(entity: String) { self.entity = entity }
+    }
+
+    /// Whether primary keys are recorded.
+    package let recordsKeys: Bool
+    private var logs: [ObjectIdentifier: Log] = [:]
+    private var lastLayout: ObjectIdentifier?
+    private var lastLog: Log?
+    private(set) var untrackedEntities: Set<String> = []
+    private(set) var aliases: Set<String> = []
+    /// The transaction may have changed anything (raw SQL that touched tables it can't name).
+    package private(set) var touchedEverything = false
+
+    /// Starts a transaction's record; `recordsKeys` as ``ObservationHub/recordsKeys`` says when it begins.
+    package init(recordsKeys: Bool) { self.recordsKeys = recordsKeys }
+
+    /// Whether the transaction changed anything observers hear of.
+    package var isEmpty: Bool {
+        logs.isEmpty && untrackedEntities.isEmpty && aliases.isEmpty && !touchedEverything
+    }
+
+    /// Notes that the record with primary key `key` of `layout`'s entity was inserted, updated or deleted.
+    @inline(__always)
+    package func record(_ kind: ChangeKind, _ layout: RecordLayout, key: @autoclosure () -> Value) {
+        let log = self.log(for: layout)
+        if recordsKeys {
+            log.operations.append((kind, key()))
+        } else {
+            log.isUntracked = true
+        }
+    }
+
+    /// Notes that records of `layout`'s entity changed without naming which (a bulk delete that didn't list them).
+    package func recordUntracked(_ layout: RecordLayout) { log(for: layout).isUntracked = true }
+
+    /// Notes that records of the entity named `entity` may have changed, which ones unknown (raw SQL).
+    package func recordUntracked(entity: String) { untrackedEntities.insert(entity) }
+
+    /// Notes that anything may have changed.
+    package func recordEverything() { touchedEverything = true }
+
+    /// Notes that the alias named `name` was set or removed.
+    package func recordAlias(_ name: String) { aliases.insert(name) }
+
+    @inline(__always)
+    private func log(for layout: RecordLayout) -> Log {
+        let id = ObjectIdentifier(layout)
+        if id == lastLayout, let lastLog { return lastLog }
+        let log: Log
+        if let existing = logs[id] {
+            log = existing
+        } else {
+            log = Log(entity: layout.entity.name)
+            logs[id] = log
+        }
+        lastLayout = id
+        lastLog = log
+        return log
+    }
+
+    /// The net changes, per entity: a record inserted then updated is inserted; inserted then deleted, nothing;
+    /// deleted then inserted again, updated.
+    package func committedChanges() -> CommittedChanges {
+        var entities: [String: ChangeSet] = [:]
+        for log in logs.values {
+            var set = entities[log.entity] ?? ChangeSet()
+            set.merge(log.operations)
+            if log.isUntracked { set.isComplete = false }
+            entities[log.entity] = set
+        }
+        for entity in untrackedEntities {
+            entities[entity, default: ChangeSet()].isComplete = false
+        }
+        return CommittedChanges(entities: entities, aliases: aliases, everything: touchedEverything)
+    }
+}
+
+/// What happened to one record.
+package enum ChangeKind: Sendable {
+    case insert, update, delete
+}

@@ -1,0 +1,85 @@
+/// Observation: async sequences of query results, change sets and aliases, fed by each commit.
+extension Database {
+    /// Observes the records of a type matching a condition: the current records first, then the records again
+    /// after each committed write that changed records of that type.
+    ///
+    /// ```swift
+    /// let task = Task {
+    ///     for try await todos in db.observe(Todo.self, where: Field("done") == false, sortedBy: [.ascending("due")]) {
+    ///         print("\(todos.count) to do")
+    ///     }
+    /// }
+    /// try await db.write { try $0.create(Todo(id: 1, title: "Write the docs", done: false, due: .now)) }
+    /// task.cancel()                                 // ends the observation
+    /// ```
+    ///
+    /// Writes to other types and writes that roll back produce no value. See ``ObservedValues`` for ordering,
+    /// coalescing and how the observation ends.
+    /// - Throws: From the loop: what the read throws, such as ``PersistenceError/Code/unknownEntity`` or
+    ///   ``PersistenceError/Code/unknownAttribute``; the observation then ends.
+    public func observe<E: Entity>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0
+    ) -> ObservedValues<[E]> {
+        observe(type, query: Query(where: condition, sortedBy: sort, limit: limit, offset: offset))
+    }
+
+    /// Observes the records of a type matching a query.
+    public func observe<E: Entity>(_ type: E.Type, query: Query) -> ObservedValues<[E]> {
+        observe(tracking: [E.self]) { context in try context.recover(E.self, query: query) }
+    }
+
+    /// Observes one record by primary key: the record, each new version of it, and `nil` while there is none.
+    public func observe<E: Entity>(_ type: E.Type, id: E.ID) -> ObservedValues<E?> {
+        observe(tracking: [E.self]) { context in try context.recover(E.self, id: id) }
+    }
+
+    /// Observes any read: `fetch` runs in a read transaction at once, then again after each committed write that
+    /// changed records of one of `entities` or set or removed one of `aliases`.
+    ///
+    /// ```swift
+    /// let unread = db.observe(tracking: [Message.self]) { try $0.count(Message.self, where: Field("read") == false) }
+    /// ```
+    public func observe<R: Sendable>(
+        tracking entities: [any Entity.Type], aliases: [String] = [],
+        _ fetch: @escaping @Sendable (Context) throws -> R
+    ) -> ObservedValues<R> {
+        ObservedValues(
+            hub: observationHub, entities: Set(entities.map { $0.entityName }), aliases: Set(aliases)
+        ) {
+            try await self.read(fetch)
+        }
+    }
+
+    /// Observes the record an alias names: the record first (or `nil`), then again whenever the alias is set to
+    /// another record, the record changes, or it is deleted or the alias removed (`nil`).
+    ///
+    /// ```swift
+    /// for try await user in db.observeAlias("currentUser", as: User.self) {
+    ///     title = user?.name ?? "Signed out"
+    /// }
+    /// ```
+    public func observeAlias<E: Entity>(_ name: String, as type: E.Type = E.self) -> ObservedValues<E?> {
+        observe(tracking: [E.self], aliases: [name]) { context in try context.alias(name, as: E.self) }
+    }
+
+    /// Observes the records a list alias names, in its order.
+    public func observeAliasList<E: Entity>(_ name: String, as type: E.Type = E.self) -> ObservedValues<[E]> {
+        observe(tracking: [E.self], aliases: [name]) { context in try context.aliasList(name, as: E.self) }
+    }
+
+    /// The change sets of a type: for each committed write that changed its records, the primary keys inserted,
+    /// updated and deleted.
+    ///
+    /// ```swift
+    /// for await change in db.changes(of: User.self) {
+    ///     try await sync.push(inserted: change.inserted, updated: change.updated, deleted: change.deleted)
+    /// }
+    /// ```
+    ///
+    /// Starts when called; nothing is coalesced (see ``ObservedChanges``). While any change-set observation is
+    /// live, write transactions record the primary keys they touch.
+    public func changes<E: Entity>(of type: E.Type) -> ObservedChanges<E> {
+        ObservedChanges(hub: observationHub)
+    }
+}

@@ -1,0 +1,103 @@
+import Synchronization
+
+/// Where a database's commits meet its observers: every backend publishes each commit's changes here, and the
+/// observations of ``Database/observe(_:where:sortedBy:limit:offset:)``, ``Database/changes(of:)`` and
+/// ``Database/observeAlias(_:as:)`` subscribe here.
+///
+/// A backend publishes while it still holds its writer lock, so subscribers hear of commits in commit order; a
+/// publication only flags the subscribers of the entities and aliases the commit touched, so observers of other
+/// types cost a commit one dictionary lookup per touched entity. Subscribers are held weakly: an observation that
+/// is dropped or cancelled leaves nothing behind.
+public final class ObservationHub: Sendable {
+    private struct Registration {
+        weak var subscriber: ObservationSubscriber?
+        let entities: Set<String>
+        let aliases: Set<String>
+    }
+
+    private struct State {
+        var sequence: UInt64 = 0
+        var nextID = 0
+        var registrations: [Int: Registration] = [:]
+        var byEntity: [String: Set<Int>] = [:]
+        var byAlias: [String: Set<Int>] = [:]
+    }
+
+    private let state = Mutex(State())
+    private let changeSubscribers = Atomic<Int>(0)
+
+    /// Creates a hub with no subscribers; each database (each LMDB environment) has one.
+    public init() {}
+
+    /// How many observations are subscribed: live ones, not yet cancelled, finished or dropped.
+    public var subscriberCount: Int { state.withLock { $0.registrations.count } }
+
+    /// Whether a transaction beginning now should record primary keys (someone observes change sets).
+    package var recordsKeys: Bool { changeSubscribers.load(ordering: .relaxed) > 0 }
+
+    /// The number of commits published so far.
+    package var sequence: UInt64 { state.withLock { $0.sequence } }
+
+    /// Publishes what a transaction changed; call after it committed, while still holding the writer lock.
+    package func publish(_ recorder: ChangeRecorder) {
+        guard !recorder.isEmpty else { return }
+        publish(recorder.committedChanges())
+    }
+
+    /// Publishes one commit's changes to the subscribers it concerns.
+    package func publish(_ changes: CommittedChanges) {
+        state.withLock { state in
+            state.sequence += 1
+            guard !state.registrations.isEmpty else { return }
+            // Delivered under the lock: two publications (a local commit and an external change noticed by
+            // `refresh()`) reach every subscriber in one order.
+            if changes.everything {
+                for registration in state.registrations.values {
+                    registration.subscriber?.deliver(changes, sequence: state.sequence)
+                }
+                return
+            }
+            var notified = Set<Int>()
+            for entity in changes.entities.keys {
+                guard let ids = state.byEntity[entity] else { continue }
+                notified.formUnion(ids)
+            }
+            for alias in changes.aliases {
+                guard let ids = state.byAlias[alias] else { continue }
+                notified.formUnion(ids)
+            }
+            for id in notified {
+                state.registrations[id]?.subscriber?.deliver(changes, sequence: state.sequence)
+            }
+        }
+    }
+
+    /// Subscribes to commits touching `entities` or `aliases`; returns the registration's id.
+    func register(_ subscriber: ObservationSubscriber, entities: Set<String>, aliases: Set<String>) -> Int {
+        if subscriber.buffersChanges { changeSubscribers.add(1, ordering: .relaxed) }
+        return state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.registrations[id] = Registration(subscriber: subscriber, entities: entities, aliases: aliases)
+            for entity in entities { state.byEntity[entity, default: []].insert(id) }
+            for alias in aliases { state.byAlias[alias, default: []].insert(id) }
+            return id
+        }
+    }
+
+    /// Removes a registration (an observation ended or was dropped); nothing when it is gone already.
+    func unregister(_ id: Int, buffersChanges: Bool) {
+        let removed = state.withLock { state -> Bool in
+            guard let registration = state.registrations.removeValue(forKey: id) else { return false }
+            for entity in registration.entities { Self.remove(id, key: entity, from: &state.byEntity) }
+            for alias in registration.aliases { Self.remove(id, key: alias, from: &state.byAlias) }
+            return true
+        }
+        if removed && buffersChanges { changeSubscribers.subtract(1, ordering: .relaxed) }
+    }
+
+    private static func remove(_ id: Int, key: String, from map: inout [String: Set<Int>]) {
+        map[key]?.remove(id)
+        if map[key]?.isEmpty == true { map[key] = nil }
+    }
+}

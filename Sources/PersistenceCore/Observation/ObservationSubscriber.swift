@@ -1,0 +1,99 @@
+import Synchronization
+
+/// One observation's link to the hub: remembers the last commit that concerned it (and, for a change-set
+/// observation, buffers each commit's changes), and wakes the consumer waiting for the next one.
+///
+/// Registered when the observation is made, so a commit right after `observe(…)` returns is never missed even if
+/// iteration starts later; unregistered when the observation ends (cancelled, finished, a fetch failed) or when the
+/// last value holding it — the sequence and its iterator — is released.
+final class ObservationSubscriber: Sendable {
+    private struct State {
+        /// The hub sequence number of the last commit delivered.
+        var latest: UInt64 = 0
+        /// Buffered change sets, oldest first (change-set observations only).
+        var buffer: [CommittedChanges] = []
+        var waiter: CheckedContinuation<Bool, Never>?
+        var isEnded = false
+        var registration: Int?
+    }
+
+    private let state = Mutex(State())
+    private let hub: ObservationHub
+    /// Whether each commit's changes are kept for the consumer (``Database/changes(of:)``), not only noted.
+    let buffersChanges: Bool
+
+    init(hub: ObservationHub, entities: Set<String>, aliases: Set<String> = [], buffersChanges: Bool) {
+        self.hub = hub
+        self.buffersChanges = buffersChanges
+        let id = hub.register(self, entities: entities, aliases: aliases)
+        state.withLock { $0.registration = id }
+    }
+
+    deinit { end() }
+
+    /// Called by the hub, under its lock, for a commit that concerns this observation.
+    func deliver(_ changes: CommittedChanges, sequence: UInt64) {
+        state.withLock { state in
+            guard !state.isEnded else { return }
+            state.latest = sequence
+            if buffersChanges { state.buffer.append(changes) }
+            state.waiter?.resume(returning: true)
+            state.waiter = nil
+        }
+    }
+
+    /// Waits until a commit later than `seen` concerned this observation; `false` when the observation ended
+    /// (its task was cancelled) instead.
+    func waitForCommit(after seen: UInt64) async -> Bool {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                state.withLock { state in
+                    if state.isEnded {
+                        continuation.resume(returning: false)
+                    } else if state.latest > seen {
+                        continuation.resume(returning: true)
+                    } else {
+                        state.waiter = continuation
+                    }
+                }
+            }
+        } onCancel: {
+            end()
+        }
+    }
+
+    /// The oldest buffered change set, waiting for one; `nil` when the observation ended.
+    func nextChanges() async -> CommittedChanges? {
+        enum Next {
+            case changes(CommittedChanges)
+            case wait(after: UInt64)
+            case ended
+        }
+        while true {
+            // The buffer and the sequence number read together: a delivery in between can't be slept through.
+            let next = state.withLock { state -> Next in
+                if state.isEnded { return .ended }
+                guard state.buffer.isEmpty else { return .changes(state.buffer.removeFirst()) }
+                return .wait(after: state.latest)
+            }
+            switch next {
+            case .changes(let changes): return changes
+            case .ended: return nil
+            case .wait(let seen): guard await waitForCommit(after: seen) else { return nil }
+            }
+        }
+    }
+
+    /// Ends the observation: wakes a waiting consumer with the end, drops buffered changes, leaves the hub.
+    func end() {
+        let id = state.withLock { state -> Int? in
+            state.isEnded = true
+            state.buffer.removeAll()
+            state.waiter?.resume(returning: false)
+            state.waiter = nil
+            defer { state.registration = nil }
+            return state.registration
+        }
+        if let id { hub.unregister(id, buffersChanges: buffersChanges) }
+    }
+}

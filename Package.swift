@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // 3.x and 4.x share the API used here (Crypto, _CryptoExtras' KDF.Scrypt).
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The ecosystem's logging and metrics APIs (no backends, no system libraries): opt-in on every builder.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
     ],
     targets: [
         // C libraries: system packages, never products, imported `internal` by the one backend that uses each.
@@ -36,10 +39,20 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
 
-        .target(name: "PersistenceCore", swiftSettings: swiftSettings),
+        .target(
+            name: "PersistenceCore",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PersistenceSQLite",
-            dependencies: ["PersistenceCore", "CSQLite"],
+            dependencies: [
+                "PersistenceCore", "CSQLite", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -47,6 +60,8 @@ let package = Package(
             dependencies: [
                 "PersistenceCore",
                 "CLMDB",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -54,7 +69,7 @@ let package = Package(
         ),
         .target(
             name: "PersistenceTesting",
-            dependencies: ["PersistenceCore"],
+            dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -97,12 +112,20 @@ let package = Package(
         ),
         .testTarget(
             name: "PersistenceSQLiteTests",
-            dependencies: ["PersistenceCore", "PersistenceSQLite", "PersistenceTesting"],
+            dependencies: [
+                "PersistenceCore", "PersistenceSQLite", "PersistenceTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PersistenceLMDBTests",
-            dependencies: ["PersistenceCore", "PersistenceLMDB", "PersistenceTesting"],
+            dependencies: [
+                "PersistenceCore", "PersistenceLMDB", "PersistenceTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         // Depends on the worker so that SwiftPM builds its binary first; the tests run it as a child process.

@@ -1,5 +1,7 @@
 internal import CLMDB
+public import CoreMetrics
 public import Foundation
+public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore
 
@@ -72,6 +74,15 @@ public struct LMDBBuilder: DatabaseBuilder {
     public var migrationBlock: MigrationBlock?
     /// Called on the opening thread as a migration goes through each entity's records (see ``MigrationProgress``).
     public var migrationProgress: MigrationProgressHandler?
+
+    /// Where the database logs, through swift-log; `nil` (the default) logs nothing. Operations and transactions
+    /// are logged at `.trace`, migrations and map growth at `.info`; no stored value, key or passphrase is ever logged.
+    public var logger: Logger?
+    /// Where the database records metrics, through swift-metrics — pass `MetricsSystem.factory` for the
+    /// bootstrapped backend; `nil` (the default) records none. Transaction counts and durations, map growth and size, migrations, and authentication failures (a wrong
+    /// passphrase, a tampered value), each with
+    /// the dimensions `backend` and `store`.
+    public var metricsFactory: (any MetricsFactory)?
     /// Creates a new encrypted store in format 1 (keys derived straight from the passphrase), as Persistence did
     /// before format 2: only for tests of reading and upgrading such stores.
     var createsDerivedKeyFormat = false
@@ -125,6 +136,11 @@ public struct LMDBBuilder: DatabaseBuilder {
     ///   without a version bump), `migrationFailed` (the migration block threw — the cause is the error's
     ///   `underlyingError` — or the migrated records don't fit the model; the store is unchanged),
     ///   `unsupportedFormatVersion`, `corrupt`, `storageFull`.
+    /// The logger and metrics of the database this builder makes.
+    var instrumentation: Instrumentation {
+        Instrumentation(logger: logger, metricsFactory: metricsFactory, backend: "lmdb", store: databaseName)
+    }
+
     public func create() throws -> LMDBDatabase {
         let (layouts, file) = try validated()
         let (environment, shared) = try openEnvironment(layouts, file)

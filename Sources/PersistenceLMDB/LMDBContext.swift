@@ -22,11 +22,13 @@ public final class LMDBContext: DatabaseContext {
     let aliasDBI: MDB_dbi
     /// What this write changed, for observers; `nil` in a read.
     let recorder: ChangeRecorder?
+    let instrumentation: Instrumentation
 
     init(
         transaction: Transaction, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi,
-        recorder: ChangeRecorder?
+        recorder: ChangeRecorder?, instrumentation: Instrumentation
     ) {
+        self.instrumentation = instrumentation
         self.transaction = transaction
         self.stores = stores
         self.sealer = sealer
@@ -67,6 +69,7 @@ public final class LMDBContext: DatabaseContext {
     public func create<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("insert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
         try insert(values, into: store)
         recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
@@ -75,6 +78,7 @@ public final class LMDBContext: DatabaseContext {
     public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
         try use(writing: false)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("get by primary key", entity: store.layout.entity.name)
         let key = try recordKey(id.storedValue, store)
         guard let values = try load(key, store) else { return nil }
         return try reader(for: store).decode(E.self, from: values)
@@ -89,6 +93,7 @@ public final class LMDBContext: DatabaseContext {
     public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
         try use(writing: false)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("query", entity: store.layout.entity.name)
         let resolved = try query.resolve(in: store.layout)
         let reader = reader(for: store)
         try visitSelected(resolved, store) { try body(reader.decode(E.self, from: $0)) }
@@ -97,6 +102,7 @@ public final class LMDBContext: DatabaseContext {
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: false)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("count", entity: store.layout.entity.name)
         guard let condition else { return try transaction.count(store.dbi) }
         return try matching(condition.resolve(in: store.layout), store).count
     }
@@ -104,6 +110,7 @@ public final class LMDBContext: DatabaseContext {
     public func update<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("update", entity: store.layout.entity.name)
         let values = try encode(entity, store)
         let key = try recordKey(values[store.layout.primaryKeyIndex], store)
         guard let old = try load(key, store) else {
@@ -116,6 +123,7 @@ public final class LMDBContext: DatabaseContext {
     public func upsert<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("upsert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
         let key = try recordKey(values[store.layout.primaryKeyIndex], store)
         if let old = try load(key, store) {
@@ -131,6 +139,7 @@ public final class LMDBContext: DatabaseContext {
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
         try use(writing: true)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("delete by primary key", entity: store.layout.entity.name)
         let key = try recordKey(id.storedValue, store)
         guard let old = try load(key, store) else { return false }
         try remove(old, key: key, from: store)
@@ -142,6 +151,7 @@ public final class LMDBContext: DatabaseContext {
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
         let store = try stores.store(for: E.self)
+        instrumentation.trace("delete matching", entity: store.layout.entity.name)
         guard let condition else {
             if let recorder, recorder.recordsKeys {
                 // Change-set observers want each deleted key: read them before emptying (only then).
@@ -187,7 +197,19 @@ public final class LMDBContext: DatabaseContext {
 
     private func load(_ key: Data, _ store: EntityStore) throws -> [Value]? {
         try transaction.withValue(store.dbi, key) { stored in
-            try key.withUnsafeBytes { try checked(sealer.open(stored, entity: store, key: $0), store) }
+            try key.withUnsafeBytes { try opened(stored, store, key: $0) }
+        }
+    }
+
+    /// A record's values from its stored bytes; a record that fails authentication is logged and counted.
+    private func opened(_ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer) throws
+        -> [Value]
+    {
+        do {
+            return try checked(sealer.open(stored, entity: store, key: key), store)
+        } catch let error as PersistenceError where error.code == .authenticationFailed {
+            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
+            throw error
         }
     }
 
@@ -321,7 +343,7 @@ public final class LMDBContext: DatabaseContext {
             return
         }
         try transaction.forEach(store.dbi) { key, stored in
-            let values = try checked(sealer.open(stored, entity: store, key: key), store)
+            let values = try opened(stored, store, key: key)
             guard condition?.matches(values) ?? true else { return true }
             return try visit(key, values)
         }

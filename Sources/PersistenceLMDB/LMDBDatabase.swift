@@ -20,12 +20,14 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     let sealer: ValueSealer
     let metaDBI: MDB_dbi
     let aliasDBI: MDB_dbi
+    let instrumentation: Instrumentation
     let runner = TransactionRunner(label: "persistence.lmdb")
 
     init(
         fileURL: URL, environment: Environment, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi,
-        aliasDBI: MDB_dbi
+        aliasDBI: MDB_dbi, instrumentation: Instrumentation
     ) {
+        self.instrumentation = instrumentation
         self.fileURL = fileURL
         self.environment = environment
         self.stores = stores
@@ -50,12 +52,20 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
 
     @discardableResult
     public func read<R>(_ body: (LMDBContext) throws -> R) throws -> R {
-        try environment.read { transaction in
-            let context = LMDBContext(
-                transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
-                recorder: nil)
-            defer { context.expire() }
-            return try body(context)
+        let start = instrumentation.transactionStarts()
+        do {
+            let result = try environment.read { transaction in
+                let context = LMDBContext(
+                    transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
+                    recorder: nil, instrumentation: instrumentation)
+                defer { context.expire() }
+                return try body(context)
+            }
+            instrumentation.transactionEnded(writable: false, committed: true, startedAt: start)
+            return result
+        } catch {
+            instrumentation.transactionEnded(writable: false, committed: false, startedAt: start)
+            throw error
         }
     }
 
@@ -63,15 +73,23 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     public func write<R>(_ body: (LMDBContext) throws -> R) throws -> R {
         try environment.writer.withLock {
             let recorder = ChangeRecorder(recordsKeys: observationHub.recordsKeys)
-            let result = try environment.write { transaction in
-                let context = LMDBContext(
-                    transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
-                    recorder: recorder)
-                defer { context.expire() }
-                let result = try body(context)
-                try context.finish()
-                return result
+            let start = instrumentation.transactionStarts()
+            let result: R
+            do {
+                result = try environment.write(instrumentation: instrumentation) { transaction in
+                    let context = LMDBContext(
+                        transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
+                        recorder: recorder, instrumentation: instrumentation)
+                    defer { context.expire() }
+                    let result = try body(context)
+                    try context.finish()
+                    return result
+                }
+            } catch {
+                instrumentation.transactionEnded(writable: true, committed: false, startedAt: start)
+                throw error
             }
+            instrumentation.transactionEnded(writable: true, committed: true, startedAt: start)
             // Still under the writer lock: observers hear of commits in commit order.
             observationHub.publish(recorder)
             return result

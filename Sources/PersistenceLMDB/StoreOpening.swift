@@ -65,6 +65,7 @@ struct StoreOpening {
             var stores: [EntityStore] = []
             var metaDBI = MDB_dbi()
             var aliasDBI = MDB_dbi()
+            var migration: MigrationReport?
             // A migration writes every changed record, in two forms when the block enumerates: while its transaction
             // is open, the old pages stay too. Make room ahead, as a write can't grow the map (nor run twice).
             let migrates = stored.format != nil && (stored.schemaVersion ?? 0) < builder.schemaVersion
@@ -80,16 +81,20 @@ struct StoreOpening {
                     // New keys would not open what the other process sealed (format-2 keys are random).
                     throw CreatedMeanwhile()
                 } else {
-                    _ = try checkSchema(metaDBI, transaction, sealer: sealer)
+                    migration = try checkSchema(metaDBI, transaction, sealer: sealer)
                 }
                 aliasDBI = try environment.database(named: LMDBContext.aliasDatabaseName, flags: 0, in: transaction)
                 stores = try layouts.map {
                     try EntityStore(layout: $0, environment: environment, transaction: transaction)
                 }
             }
+            if let migration {
+                builder.instrumentation.migrated(
+                    from: migration.fromVersion, to: migration.toVersion, summary: migration.description)
+            }
             return LMDBDatabase(
                 fileURL: file, environment: environment, stores: EntityStores(model: builder.model, stores: stores),
-                sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI)
+                sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, instrumentation: builder.instrumentation)
         }
     }
 
@@ -133,9 +138,15 @@ struct StoreOpening {
             throw PersistenceError(
                 .invalidConfiguration, "the store is not encrypted; open it with LMDBBuilder.unencrypted")
         case (_?, nil):
+            builder.instrumentation.authenticationFailed(passphrase: true)
             throw PersistenceError(.wrongPassphrase, "the store is encrypted and no passphrase was given")
         case (let record?, let passphrase?):
-            return (try record.unlock(passphrase: passphrase), record)
+            do {
+                return (try record.unlock(passphrase: passphrase), record)
+            } catch let error as PersistenceError where error.code == .wrongPassphrase {
+                builder.instrumentation.authenticationFailed(passphrase: true)
+                throw error
+            }
         }
     }
 

@@ -1,4 +1,6 @@
+public import CoreMetrics
 public import Foundation
+public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore
 
@@ -50,6 +52,14 @@ public struct SQLiteBuilder: DatabaseBuilder {
     /// which leaves the store itself unchanged.
     public var backsUpBeforeHeavyweightMigration = true
 
+    /// Where the database logs, through swift-log; `nil` (the default) logs nothing. Operations and transactions
+    /// are logged at `.trace`, migrations at `.info`; no stored value, key or passphrase is ever logged.
+    public var logger: Logger?
+    /// Where the database records metrics, through swift-metrics — pass `MetricsSystem.factory` for the
+    /// bootstrapped backend; `nil` (the default) records none. Transaction counts and durations, migrations, each with
+    /// the dimensions `backend` and `store`.
+    public var metricsFactory: (any MetricsFactory)?
+
     /// Creates a builder for a model.
     public init(databaseName: String, model: Model) {
         self.databaseName = databaseName
@@ -91,7 +101,9 @@ public struct SQLiteBuilder: DatabaseBuilder {
         }
         return try SQLiteDatabase(
             path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
-            busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration())
+            busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration(),
+            instrumentation: Instrumentation(
+                logger: logger, metricsFactory: metricsFactory, backend: "sqlite", store: databaseName))
     }
 
     /// The store's file, once the name and directory are checked.

@@ -21,10 +21,15 @@ public final class SQLiteContext: DatabaseContext {
     /// What this write changed, for observers; `nil` in a read.
     let recorder: ChangeRecorder?
 
-    init(connection: Connection, mappings: EntityMappings, recorder: ChangeRecorder?) {
+    let instrumentation: Instrumentation
+
+    init(
+        connection: Connection, mappings: EntityMappings, recorder: ChangeRecorder?, instrumentation: Instrumentation
+    ) {
         self.connection = connection
         self.mappings = mappings
         self.recorder = recorder
+        self.instrumentation = instrumentation
         isWritable = recorder != nil
     }
 
@@ -67,6 +72,7 @@ public final class SQLiteContext: DatabaseContext {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .insert)) { mapping.sql(.insert) }
+        trace(mapping.sql(.insert), mapping)
         defer { statement.reset() }
         for entity in entities {
             let values = try bindRecord(entity, mapping: mapping, to: statement)
@@ -88,6 +94,7 @@ public final class SQLiteContext: DatabaseContext {
     private func exists<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .selectByID)) { mapping.sql(.selectByID) }
+        trace(mapping.sql(.selectByID), mapping)
         defer { statement.reset() }
         try statement.bind(id.storedValue, at: 1)
         return try statement.step()
@@ -101,6 +108,7 @@ public final class SQLiteContext: DatabaseContext {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .update)) { mapping.sql(.update) }
+        trace(mapping.sql(.update), mapping)
         defer { statement.reset() }
         let values = try bindRecord(entity, mapping: mapping, to: statement)
         try statement.bind(entity.id.storedValue, at: Int32(values.count + 1))
@@ -115,6 +123,7 @@ public final class SQLiteContext: DatabaseContext {
         let connection = try use(writing: false)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .selectByID)) { mapping.sql(.selectByID) }
+        trace(mapping.sql(.selectByID), mapping)
         defer { statement.reset() }
         try statement.bind(id.storedValue, at: 1)
         guard try statement.step() else { return nil }
@@ -136,6 +145,7 @@ public final class SQLiteContext: DatabaseContext {
         var compiler = ConditionCompiler(mapping: mapping)
         let sql = compiler.select(resolved)
         let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+        trace(sql, mapping)
         try statement.bind(compiler.arguments)
         // `body` may run other queries on this connection, this one included: while the statement is stepping,
         // the connection hands them a fresh statement rather than resetting this one under the iteration.
@@ -156,6 +166,7 @@ public final class SQLiteContext: DatabaseContext {
         let mapping = try mappings.mapping(for: E.self)
         var compiler = ConditionCompiler(mapping: mapping)
         let sql = try compiler.statement("SELECT count(*) FROM", where: condition?.resolve(in: mapping.layout))
+        trace(sql, mapping)
         guard case .integer(let count)? = try connection.scalar(sql, compiler.arguments) else { return 0 }
         return Int(count)
     }
@@ -165,6 +176,7 @@ public final class SQLiteContext: DatabaseContext {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .deleteByID)) { mapping.sql(.deleteByID) }
+        trace(mapping.sql(.deleteByID), mapping)
         defer { statement.reset() }
         try statement.bind(id.storedValue, at: 1)
         _ = try statement.step()
@@ -181,6 +193,7 @@ public final class SQLiteContext: DatabaseContext {
         var sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))
         guard let recorder, recorder.recordsKeys else {
             let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+            trace(sql, mapping)
             try statement.bind(compiler.arguments)
             try statement.run()
             if connection.changes > 0 { recorder?.recordUntracked(mapping.layout) }
@@ -189,6 +202,7 @@ public final class SQLiteContext: DatabaseContext {
         // Change-set observers want each deleted key: the statement lists them as it deletes.
         sql += " RETURNING \(mapping.primaryKeyColumn)"
         let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+        trace(sql, mapping)
         defer { statement.reset() }
         try statement.bind(compiler.arguments)
         var count = 0
@@ -203,10 +217,17 @@ public final class SQLiteContext: DatabaseContext {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, operation)) { mapping.sql(operation) }
+        trace(mapping.sql(operation), mapping)
         defer { statement.reset() }
         let values = try bindRecord(entity, mapping: mapping, to: statement)
         _ = try statement.step()
         recorder?.record(kind, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
+    }
+
+    /// Logs the SQL a typed operation runs (identifiers and placeholders only) at `.trace`.
+    @inline(__always)
+    private func trace(_ sql: @autoclosure () -> String, _ mapping: TableMapping) {
+        instrumentation.trace(sql(), entity: mapping.layout.entity.name)
     }
 
     /// Names the operation and entity in an engine error whose message only says a statement failed.
@@ -271,6 +292,8 @@ public final class SQLiteContext: DatabaseContext {
 
     private func prepare(_ sql: String) throws -> Statement {
         let connection = try use(writing: false)
+        // Raw SQL may hold literal values: its text is never logged.
+        instrumentation.trace("raw SQL statement (text not logged)", entity: "")
         let statement = try connection.statement(sql: sql)
         if !statement.isReadOnly {
             _ = try use(writing: true)

@@ -17,13 +17,16 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     let writer: WriterConnection
     private let readers: ReaderPool?
     let runner: TransactionRunner
+    let instrumentation: Instrumentation
     /// Where commits are published to observers.
     public let observationHub = ObservationHub()
 
     init(
         path: String, inMemory: Bool, model: Model, layouts: [RecordLayout], maximumReaders: Int,
-        busyTimeoutMilliseconds: Int32, synchronous: SQLiteBuilder.Synchronous, migration: SQLiteMigration
+        busyTimeoutMilliseconds: Int32, synchronous: SQLiteBuilder.Synchronous, migration: SQLiteMigration,
+        instrumentation: Instrumentation
     ) throws {
+        self.instrumentation = instrumentation
         let connection = try Connection(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         if !inMemory {
             guard case .text(let mode)? = try connection.scalar("PRAGMA journal_mode = WAL"), mode.lowercased() == "wal"
@@ -35,6 +38,10 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         let tableMappings = layouts.enumerated().map { TableMapping(index: $0.offset, layout: $0.element) }
         migrationReport = try SchemaStore.prepare(
             connection, model: model, mappings: tableMappings, migration: migration)
+        if let migrationReport {
+            instrumentation.migrated(
+                from: migrationReport.fromVersion, to: migrationReport.toVersion, summary: migrationReport.description)
+        }
 
         fileURL = inMemory ? nil : URL(fileURLWithPath: path)
         mappings = EntityMappings(model: model, mappings: tableMappings)
@@ -91,9 +98,11 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     private func transaction<R>(on connection: Connection, writable: Bool, _ body: (SQLiteContext) throws -> R)
         throws -> R
     {
+        let start = instrumentation.transactionStarts()
         try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
-        let context = SQLiteContext(connection: connection, mappings: mappings, recorder: recorder)
+        let context = SQLiteContext(
+            connection: connection, mappings: mappings, recorder: recorder, instrumentation: instrumentation)
         defer { context.expire() }
         let result: R
         do {
@@ -101,9 +110,11 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         } catch {
             // SQLite may already have rolled back (after SQLITE_FULL, say); a failing ROLLBACK then changes nothing.
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            instrumentation.transactionEnded(writable: writable, committed: false, startedAt: start)
             throw error
         }
         guard !connection.isAutocommit else {
+            instrumentation.transactionEnded(writable: writable, committed: false, startedAt: start)
             throw PersistenceError(
                 .backend, "SQLite rolled the transaction back after an earlier error; nothing was committed")
         }
@@ -111,8 +122,10 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
             try connection.execute("COMMIT")
         } catch {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
+            instrumentation.transactionEnded(writable: writable, committed: false, startedAt: start)
             throw error
         }
+        instrumentation.transactionEnded(writable: writable, committed: true, startedAt: start)
         // Still under the writer lock: observers hear of commits in commit order.
         if let recorder { observationHub.publish(recorder) }
         return result

@@ -97,14 +97,16 @@ final class Environment: @unchecked Sendable {
     /// Runs `body` once in a write transaction, committing when it returns. The caller holds ``writer``.
     ///
     /// `body` is never run twice: LMDB can't grow the map while a transaction is open, so the map is grown *ahead*
-    /// of need before the transaction begins (see ``growAheadOfNeed(reservingMultipleOfUsed:)``). A write that still fills the map is
+    /// of need before the transaction begins (see ``growAheadOfNeed(reservingMultipleOfUsed:instrumentation:)``). A write that still fills the map is
     /// rolled back whole and throws `storageFull` (the map is grown for the next attempt); re-running the block
     /// instead would repeat its side effects and lose what a single-pass sequence had already handed over.
     ///
     /// - Parameter reservingMultipleOfUsed: Grow the map ahead so that this many times the store's used size is
     ///   free besides (a migration that rewrites every record); 0 for the usual half-free rule.
-    func write<R>(reservingMultipleOfUsed: Int = 0, _ body: (Transaction) throws -> R) throws -> R {
-        try growAheadOfNeed(reservingMultipleOfUsed: reservingMultipleOfUsed)
+    func write<R>(
+        reservingMultipleOfUsed: Int = 0, instrumentation: Instrumentation = .off, _ body: (Transaction) throws -> R
+    ) throws -> R {
+        try growAheadOfNeed(reservingMultipleOfUsed: reservingMultipleOfUsed, instrumentation: instrumentation)
         while true {
             do {
                 return try growth.withShared {
@@ -134,17 +136,19 @@ final class Environment: @unchecked Sendable {
                 try adoptResizedMap()
             } catch is LMDBError.MapFull {
                 // Outside the shared hold: growing takes the growth lock exclusively.
-                throw mapFull()
+                throw mapFull(instrumentation)
             }
         }
     }
 
     /// The error of a write that filled the map, after growing the map for the next attempt when this thread has
     /// no read open (growing waits for every transaction of the process to end).
-    private func mapFull() -> PersistenceError {
+    private func mapFull(_ instrumentation: Instrumentation) -> PersistenceError {
         var grown = false
         if readDepth.value == 0 {
-            grown = (try? growth.withExclusive { try grow(toAtLeast: 2 * mapSize) }) != nil
+            grown =
+                (try? growth.withExclusive { try grow(toAtLeast: 2 * mapSize, instrumentation: instrumentation) })
+                != nil
         }
         return PersistenceError(
             .storageFull,
@@ -159,7 +163,7 @@ final class Environment: @unchecked Sendable {
     /// space, not disk) this never happens; with a small ``LMDBBuilder/initialMapSize`` it keeps ordinary writes
     /// from filling the map. `mdb_env_set_mapsize` needs every transaction of this process closed, so it waits for
     /// open reads; a read open on this very thread would wait for itself, and then the map is left as it is.
-    private func growAheadOfNeed(reservingMultipleOfUsed multiple: Int = 0) throws {
+    private func growAheadOfNeed(reservingMultipleOfUsed multiple: Int, instrumentation: Instrumentation) throws {
         guard readDepth.value == 0 else { return }
         var info = MDB_envinfo()
         var stat = MDB_stat()
@@ -168,11 +172,11 @@ final class Environment: @unchecked Sendable {
         let used = (info.me_last_pgno + 1).multipliedReportingOverflow(by: Int(stat.ms_psize))
         let needed = used.partialValue.multipliedReportingOverflow(by: max(2, multiple + 1))
         guard !used.overflow, !needed.overflow, needed.partialValue > info.me_mapsize else { return }
-        try growth.withExclusive { try grow(toAtLeast: needed.partialValue) }
+        try growth.withExclusive { try grow(toAtLeast: needed.partialValue, instrumentation: instrumentation) }
     }
 
     /// Sets the map to at least `size` bytes (by doubling). Call with the growth lock held exclusively.
-    private func grow(toAtLeast size: Int) throws {
+    private func grow(toAtLeast size: Int, instrumentation: Instrumentation) throws {
         var info = MDB_envinfo()
         try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
         var target = info.me_mapsize
@@ -183,6 +187,7 @@ final class Environment: @unchecked Sendable {
         }
         guard target != info.me_mapsize else { return }
         try LMDBError.check(mdb_env_set_mapsize(handle, target), "could not grow the map")
+        instrumentation.mapGrew(from: info.me_mapsize, to: target)
     }
 
     /// Adopts a map grown by another process (`MDB_MAP_RESIZED`).

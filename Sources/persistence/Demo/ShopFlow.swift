@@ -22,6 +22,7 @@ struct ShopFlow<DB: Database> {
         try writeBlock()
         try rollback()
         try await concurrentAsync()
+        try await observation()
     }
 
     /// A date `days` before ``now``.

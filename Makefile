@@ -7,7 +7,7 @@
 #   make lint             swift format lint --strict
 #   make consumer-check   build the packages that depend on one backend product only, and check what they link
 #   make clean            remove build products
-#   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, ONLY=S1,S8,L4,K,M,M2); JSON in .benchmarks/
+#   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, COMMITS=…, ONLY=S1,O1); JSON in .benchmarks/
 #   make bench-smoke      build the Benchmarks package and run every workload at tiny sizes (what CI runs)
 #   make benchmark        the per-operation suites with allocation counts (ordo-one/benchmark)
 #   make reliability      kill -9 loops, bit flips and the deterministic fuzz run at full size, with their figures
@@ -48,7 +48,7 @@ help:
 	@echo "make lint            swift format lint --strict"
 	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
 	@echo "make clean           remove build products"
-	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, ONLY=S1,S8,L4,K,M,M2); JSON in .benchmarks/"
+	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, COMMITS=…, ONLY=S1,O1); JSON in .benchmarks/"
 	@echo "make bench-smoke     build the Benchmarks package, run every workload at tiny sizes (what CI runs)"
 	@echo "make benchmark       per-operation benchmarks with allocation counts (ordo-one/benchmark)"
 	@echo "make reliability     kill -9 loops, bit flips, deterministic fuzzing at full size; prints the figures"
@@ -145,15 +145,18 @@ clean:
 	rm -rf $(addsuffix /.build-consumer,$(CONSUMER_DIRS))
 
 # Benchmarks: a package of its own in Benchmarks/ (its own .build), so the root build never sees GRDB or the benchmark
-# tooling. Empty variables leave the tool's defaults: N = 100,000 records, 5 runs, every workload.
+# tooling. Empty variables leave the tool's defaults: N = 100,000 records, 5 runs, 1,000 single-record commits per
+# observation variant (O1, O2), every workload.
 BENCH_PACKAGE := Benchmarks
 N ?=
 RUNS ?=
+COMMITS ?=
 ONLY ?=
-COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(ONLY),--only $(ONLY))
+COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS),--commits $(COMMITS)) \
+	$(if $(ONLY),--only $(ONLY))
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 L1 L4 L6 K M M2
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 L1 L4 L6 K M M2 O1 O2
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps
@@ -169,7 +172,7 @@ bench-smoke: deps
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE)
 	@echo "==> bench-smoke: compare at tiny sizes"
 	"$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)/compare" \
-		--n 2000 --lookups 2000 --runs 1 --memory-rows 20000 --migration-rows 2000 --json $(SMOKE_JSON)
+		--n 2000 --lookups 2000 --runs 1 --memory-rows 20000 --migration-rows 2000 --commits 100 --json $(SMOKE_JSON)
 	@if command -v python3 >/dev/null 2>&1; then \
 		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $(SMOKE_JSON) \
 			|| { echo "error: $(SMOKE_JSON) is not valid JSON" >&2; exit 1; }; \

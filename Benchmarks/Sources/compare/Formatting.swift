@@ -14,6 +14,9 @@ extension Double {
         }
     }
 
+    /// Seconds as microseconds, with a decimal.
+    var microsecondsText: String { String(format: "%.1f", self * 1e6) }
+
     /// A rate with thousands separators (and a decimal when small).
     var rateText: String { self < 100 ? String(format: "%.1f", self) : Int(self.rounded()).grouped }
 }

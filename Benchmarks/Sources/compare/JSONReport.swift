@@ -4,7 +4,10 @@ import Workloads
 /// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]`; memory rows (M, M2) add `rows`,
 /// `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and M2 rows `open_s`,
 /// `pass_s` and `commit_s` (medians of each phase; they add up to about `median_s`). S8 rows add `rows` and the
-/// same three phases: before the copy of the rows, the copy, and the rest (index build and commit).
+/// same three phases: before the copy of the rows, the copy, and the rest (index build and commit). O1 rows add
+/// `commits`, `observers`, `ratio_vs_unobserved` (of the totals), `commit_median_s` and `commit_ratio_vs_unobserved`;
+/// O2 rows `commits` (every run's), `p99_s` (`median_s` is the median latency from the start of the write),
+/// `after_return_median_s`, `after_return_p99_s` and `write_median_s`.
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -28,6 +31,22 @@ enum JSONReport {
                 ]
             } else if let records = row.records {
                 fields.append("\"rows\": \(records)")
+            }
+            if let cost = row.commitCost {
+                fields += [
+                    "\"commits\": \(row.operations)", "\"observers\": \(cost.observers)",
+                    "\"ratio_vs_unobserved\": \(number(cost.totalRatio))",
+                    "\"commit_median_s\": \(number(cost.medianCommitSeconds))",
+                    "\"commit_ratio_vs_unobserved\": \(number(cost.commitRatio))",
+                ]
+            }
+            if let latency = row.latency {
+                fields += [
+                    "\"commits\": \(latency.commits)", "\"p99_s\": \(number(latency.p99Seconds))",
+                    "\"after_return_median_s\": \(number(latency.afterReturnMedianSeconds))",
+                    "\"after_return_p99_s\": \(number(latency.afterReturnP99Seconds))",
+                    "\"write_median_s\": \(number(latency.writeMedianSeconds))",
+                ]
             }
             if let open = row.secondsBeforePass, let pass = row.secondsInPass, let commit = row.secondsAfterPass {
                 fields += [

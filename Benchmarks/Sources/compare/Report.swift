@@ -1,11 +1,12 @@
 import Workloads
 
 /// The tables of a run, as Markdown: SQLite, SQLite migration (S8), LMDB, opening (K), memory (M), migration (M2),
-/// then a summary of the targets.
+/// observation (O1, O2), then a summary of the targets.
 struct Report {
     let rows: [ResultRow]
     let memoryRows: Int
     let migrationRows: Int
+    let commits: Int
 
     func render() -> String {
         var sections: [String] = []
@@ -40,6 +41,10 @@ struct Report {
         if !memory.isEmpty { sections.append(memoryTable(memory)) }
         let migration = rows.filter { $0.workload.hasPrefix(MigrationHarness.workload) }
         if !migration.isEmpty { sections.append(migrationTable(migration)) }
+        let commitCost = rows.filter { $0.workload == CommitCostWorkload.workload }
+        if !commitCost.isEmpty { sections.append(commitCostTable(commitCost)) }
+        let latency = rows.filter { $0.workload == DeliveryLatencyWorkload.workload }
+        if !latency.isEmpty { sections.append(deliveryLatencyTable(latency)) }
         sections.append(summary())
         return sections.joined(separator: "\n\n")
     }
@@ -189,6 +194,73 @@ struct Report {
             notes.append(figures)
         }
         return "## M2: migrating \(migrationRows.grouped) encrypted records\n\n" + table.render() + "\n\n"
+            + notes.map { "- " + $0 }.joined(separator: "\n")
+    }
+
+    private func commitCostTable(_ rows: [ResultRow]) -> String {
+        var table = MarkdownTable(
+            header: [
+                "Impl", "Observers", "Commits", "Total s", "Total ×", "Median commit µs", "Commit ×", "Target", "Met",
+            ],
+            rightAligned: [1, 2, 3, 4, 5, 6])
+        table.rows = rows.map { row in
+            let cost = row.commitCost
+            return [
+                row.implementation, (cost?.observers ?? 0).grouped, row.operations.grouped,
+                row.medianSeconds.secondsText,
+                cost.map { $0.totalRatio.formatted(digits: 3) } ?? "–",
+                cost.map(\.medianCommitSeconds.microsecondsText) ?? "–",
+                cost.map { $0.commitRatio.formatted(digits: 3) } ?? "–", row.target?.text ?? "", mark(row.meetsTarget),
+            ]
+        }
+        let observers = CommitCostWorkload.observers
+        let notes = [
+            "Each run writes one fresh store (`Person` and `Note` in its model), one `Person` per write transaction "
+                + "(`db.write { try $0.create(person) }`, the synchronous API), \(commits.grouped) commits per row, "
+                + "in blocks: a block with no observer, one with \(observers) live `observe(Note.self)` observations, "
+                + "one with \(observers) `changes(of: Note.self)` ones, and again, the order rotating, so that the "
+                + "drift of a disk syncing at every commit spreads over the three. Only the commits are timed.",
+            "Each observation is iterated by a task of its own that has received its first value (`observe`) and "
+                + "waits for the next: no commit of `Person` concerns it, and the run fails if one wakes it. While any "
+                + "`changes(of:)` observation is live, every write transaction records the primary keys it changes.",
+            "`sqlite` and `lmdb-plain` sync at every commit (SQLite in WAL mode with `synchronous = FULL`, as in S7); "
+                + "`sqlite-normal` is SQLite with `synchronous = NORMAL`, no fsync at commit, so its commits are the "
+                + "library's and SQLite's own work and the observers' share shows most.",
+            "`Total s`: the commits of one run, median over the runs; `Total ×`: the median over the runs of each "
+                + "run's ratio to its own unobserved commits. `Median commit µs`: over every commit of every run; "
+                + "`Commit ×` divides it by the unobserved one and is what the target judges: a single slow fsync "
+                + "moves a total by more than observers could. On `sqlite-normal`, the few WAL checkpoints of a run "
+                + "(milliseconds each, synced even at NORMAL) make up about half of the total, so its `Total ×` "
+                + "mostly tells which blocks they fell in.",
+        ]
+        return "## O1: what observers of another entity cost a commit\n\n" + table.render() + "\n\n"
+            + notes.map { "- " + $0 }.joined(separator: "\n")
+    }
+
+    private func deliveryLatencyTable(_ rows: [ResultRow]) -> String {
+        var table = MarkdownTable(
+            header: ["Impl", "Commits", "Write µs", "Latency µs", "p99 µs", "After return µs", "p99 µs"],
+            rightAligned: [1, 2, 3, 4, 5, 6])
+        table.rows = rows.map { row in
+            guard let latency = row.latency else { return [row.implementation] + Array(repeating: "–", count: 6) }
+            return [
+                row.implementation, latency.commits.grouped, latency.writeMedianSeconds.microsecondsText,
+                latency.medianSeconds.microsecondsText, latency.p99Seconds.microsecondsText,
+                latency.afterReturnMedianSeconds.microsecondsText, latency.afterReturnP99Seconds.microsecondsText,
+            ]
+        }
+        let notes = [
+            "One observation of `Person`, `observe(tracking: [Person.self]) { try $0.count(Person.self) }`, iterated "
+                + "by a task; the writer creates one record per write transaction (`db.write`, the synchronous API) "
+                + "and waits for the count that includes it before the next, so no value is coalesced. "
+                + "\(commits.grouped) commits per run, on a fresh store; the figures pool every commit of every run.",
+            "`Write µs` is the median write, start to return (its fsync included, but for `sqlite-normal`: "
+                + "`synchronous = NORMAL`). `Latency µs` runs from just before the write began to the arrival of "
+                + "the value, median and 99th percentile; `After return µs` from the write's return, which leaves "
+                + "the commit out but also whatever of the delivery overlapped the end of `write` (the hub hears of "
+                + "the commit under the writer lock, before `write` returns).",
+        ]
+        return "## O2: from a commit to its observer\n\n" + table.render() + "\n\n"
             + notes.map { "- " + $0 }.joined(separator: "\n")
     }
 

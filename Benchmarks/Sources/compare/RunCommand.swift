@@ -24,7 +24,10 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Records the migration workload (M2) migrates; 0 skips it. Ours also migrates a tenth as many.")
     var migrationRows = 1_000_000
 
-    @Option(help: "Comma-separated workload ids to run (S1–S8, L1, L4, L6, K, M, M2); all when omitted.")
+    @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
+    var commits = 1000
+
+    @Option(help: "Comma-separated workload ids to run (S1–S8, L1, L4, L6, K, M, M2, O1, O2); all when omitted.")
     var only: String?
 
     @Option(help: "Where to write the results as JSON.")
@@ -36,6 +39,7 @@ struct RunCommand: ParsableCommand {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard memoryRows >= 0 else { throw ValidationError("--memory-rows can't be negative") }
         guard migrationRows >= 0 else { throw ValidationError("--migration-rows can't be negative") }
+        guard commits >= 0 else { throw ValidationError("--commits can't be negative") }
         _ = try parseSelection(only)
     }
 
@@ -46,7 +50,8 @@ struct RunCommand: ParsableCommand {
         print("Machine: \(Machine.current().description)")
         print(
             "N = \(n.grouped) records · \(lookups.grouped) point lookups · 1,000 lookups by name · "
-                + "\(min(1000, n).grouped) single-insert transactions · \(runs) runs per implementation (median)")
+                + "\(min(1000, n).grouped) single-insert transactions · \(commits.grouped) commits per observation "
+                + "variant · \(runs) runs per implementation (median)")
         #if DEBUG
             print("\n**Debug build: these numbers mean nothing. Use `swift run -c release` (`make compare`).**")
         #endif
@@ -69,11 +74,15 @@ struct RunCommand: ParsableCommand {
                 rows += try MemoryHarness(rows: memoryRows, scratch: scratch).measure()
             } else if id == .m2, migrationRows > 0 {
                 rows += try MigrationHarness(rows: migrationRows, runs: runs, scratch: scratch).measure()
+            } else if id == .o1, commits > 0 {
+                rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch).measureCommitCost()
+            } else if id == .o2, commits > 0 {
+                rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch).measureDeliveryLatency()
             }
         }
 
         print("")
-        print(Report(rows: rows, memoryRows: memoryRows, migrationRows: migrationRows).render())
+        print(Report(rows: rows, memoryRows: memoryRows, migrationRows: migrationRows, commits: commits).render())
         let path = URL(fileURLWithPath: json)
         try JSONReport.write(rows, to: path)
         let elapsed = started.duration(to: .now).components.seconds

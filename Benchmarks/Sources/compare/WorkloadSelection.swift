@@ -18,6 +18,8 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case k = "K"
     case m = "M"
     case m2 = "M2"
+    case o1 = "O1"
+    case o2 = "O2"
 
     init?(argument: String) {
         self.init(rawValue: argument.uppercased())
@@ -27,7 +29,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
 }
 
-/// Parses `--only S1,S8,L4,K,M,M2`.
+/// Parses `--only S1,S8,L4,K,M,M2,O1`.
 func parseSelection(_ text: String?) throws -> [WorkloadID] {
     guard let text, !text.isEmpty else { return WorkloadID.allCases }
     var selected = Set<WorkloadID>()

@@ -1,0 +1,126 @@
+public import Foundation
+import PersistenceCore
+import Synchronization
+
+/// O2: how long a committed write takes to reach an observer.
+///
+/// One observation of `Person` — `observe(tracking: [Person.self]) { try $0.count(Person.self) }` — iterated by a
+/// task, which notes the time each new count arrives. The writer creates one record per write transaction
+/// (`db.write { … }`, the synchronous API), noting the time just before the write begins and just after it returns,
+/// then waits for the count that includes the record before the next write: one value per commit, none coalesced.
+public enum DeliveryLatencyWorkload {
+    public static let workload = "O2"
+
+    /// One run's figures, in seconds, one per commit.
+    public struct Run: Sendable {
+        /// From just before `write` began to the arrival of the value that includes its record: the commit (an
+        /// fsync) and the delivery.
+        public var fromStart: [Double] = []
+        /// From `write`'s return to that arrival: the delivery alone, less what of it overlapped the end of
+        /// `write` (the hub is told of the commit under the writer lock, before `write` returns).
+        public var fromReturn: [Double] = []
+        /// The write itself, from its start to its return.
+        public var writes: [Double] = []
+    }
+
+    /// How long the writer waits for a value before the run is called wrong.
+    private static let timeout = DispatchTimeInterval.seconds(30)
+
+    /// Runs the workload once on `backend` with `commits` commits, in a new store in `directory` (which must be
+    /// empty).
+    /// - Throws: ``VerificationError`` when a value is missing, late by more than 30 s or wrong, the observation
+    ///   failed, or the stored records are wrong; the store's errors.
+    public static func run(_ backend: ObservationBackend, commits: Int, directory: URL) throws -> Run {
+        let verify = Verifier(workload: workload, implementation: backend.rawValue)
+        let generator = PersonGenerator(count: commits)
+        return try backend.withStore(in: directory) { db in
+            try measure(db, generator: generator, verify: verify)
+        }
+    }
+
+    private static func measure<D: Database>(_ db: D, generator: PersonGenerator, verify: Verifier) throws -> Run {
+        let arrivals = Arrivals()
+        let counts = db.observe(tracking: [Person.self]) { context in try context.count(Person.self) }
+        let task = Task {
+            defer { arrivals.ended.signal() }
+            do {
+                for try await count in counts { arrivals.note(count, at: .now) }
+            } catch {
+                arrivals.fail(error)
+            }
+        }
+        defer {
+            task.cancel()
+            _ = arrivals.ended.wait(timeout: .now() + timeout)
+        }
+
+        /// Waits for the value counting `expected` records; returns when it arrived.
+        func arrival(counting expected: Int) throws -> ContinuousClock.Instant {
+            guard arrivals.arrived.wait(timeout: .now() + timeout) == .success else {
+                throw VerificationError(
+                    workload: verify.workload, implementation: verify.implementation,
+                    message: "no value counting \(expected) records arrived within \(timeout)")
+            }
+            let latest = arrivals.latest
+            if let failure = latest.failure {
+                throw VerificationError(
+                    workload: verify.workload, implementation: verify.implementation,
+                    message: "the observation failed: \(failure)")
+            }
+            try verify.expect(
+                latest.count == expected, "a value counted \(latest.count) records, expected \(expected)")
+            return latest.time
+        }
+
+        _ = try arrival(counting: 0)
+        var run = Run()
+        run.fromStart.reserveCapacity(generator.count)
+        run.fromReturn.reserveCapacity(generator.count)
+        run.writes.reserveCapacity(generator.count)
+        for (index, person) in generator.people.enumerated() {
+            let start = ContinuousClock.now
+            try db.write { context in try context.create(person) }
+            let end = ContinuousClock.now
+            let arrived = try arrival(counting: index + 1)
+            run.fromStart.append(start.duration(to: arrived).seconds)
+            run.fromReturn.append(end.duration(to: arrived).seconds)
+            run.writes.append(start.duration(to: end).seconds)
+        }
+        let stored = try db.readBack()
+        try verify.expect(stored.people, equals: generator.checksum(), "stored records")
+        return run
+    }
+}
+
+/// What O2's observing task hands the writer: the latest new count and when it arrived.
+private final class Arrivals: Sendable {
+    struct Latest {
+        var count = -1
+        var time = ContinuousClock.now
+        var failure: String?
+    }
+
+    private let state = Mutex(Latest())
+    /// Signalled once per new count, and when the observation fails.
+    let arrived = DispatchSemaphore(value: 0)
+    /// Signalled when the observing task ends.
+    let ended = DispatchSemaphore(value: 0)
+
+    var latest: Latest { state.withLock { $0 } }
+
+    /// Notes a value; a count seen already (a value may repeat) is ignored.
+    func note(_ count: Int, at time: ContinuousClock.Instant) {
+        let isNew = state.withLock { latest in
+            guard count > latest.count else { return false }
+            latest.count = count
+            latest.time = time
+            return true
+        }
+        if isNew { arrived.signal() }
+    }
+
+    func fail(_ error: any Error) {
+        state.withLock { $0.failure = "\(error)" }
+        arrived.signal()
+    }
+}

@@ -79,9 +79,9 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// are logged at `.trace`, migrations and map growth at `.info`; no stored value, key or passphrase is ever logged.
     public var logger: Logger?
     /// Where the database records metrics, through swift-metrics — pass `MetricsSystem.factory` for the
-    /// bootstrapped backend; `nil` (the default) records none. Transaction counts and durations, map growth and size, migrations, and authentication failures (a wrong
-    /// passphrase, a tampered value), each with
-    /// the dimensions `backend` and `store`.
+    /// bootstrapped backend; `nil` (the default) records none. Transaction counts and durations, map growth and
+    /// size, migrations, and authentication failures (a wrong passphrase, a tampered value), each with the
+    /// dimensions `backend` and `store`.
     public var metricsFactory: (any MetricsFactory)?
     /// Creates a new encrypted store in format 1 (keys derived straight from the passphrase), as Persistence did
     /// before format 2: only for tests of reading and upgrading such stores.

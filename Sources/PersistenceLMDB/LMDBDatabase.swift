@@ -52,20 +52,14 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
 
     @discardableResult
     public func read<R>(_ body: (LMDBContext) throws -> R) throws -> R {
-        let start = instrumentation.transactionStarts()
-        do {
-            let result = try environment.read { transaction in
+        try instrumentation.transaction(writable: false) {
+            try environment.read { transaction in
                 let context = LMDBContext(
                     transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
                     recorder: nil, instrumentation: instrumentation)
                 defer { context.expire() }
                 return try body(context)
             }
-            instrumentation.transactionEnded(writable: false, committed: true, startedAt: start)
-            return result
-        } catch {
-            instrumentation.transactionEnded(writable: false, committed: false, startedAt: start)
-            throw error
         }
     }
 
@@ -73,10 +67,8 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     public func write<R>(_ body: (LMDBContext) throws -> R) throws -> R {
         try environment.writer.withLock {
             let recorder = ChangeRecorder(recordsKeys: observationHub.recordsKeys)
-            let start = instrumentation.transactionStarts()
-            let result: R
-            do {
-                result = try environment.write(instrumentation: instrumentation) { transaction in
+            let result = try instrumentation.transaction(writable: true) {
+                try environment.write(instrumentation: instrumentation) { transaction in
                     let context = LMDBContext(
                         transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
                         recorder: recorder, instrumentation: instrumentation)
@@ -85,11 +77,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
                     try context.finish()
                     return result
                 }
-            } catch {
-                instrumentation.transactionEnded(writable: true, committed: false, startedAt: start)
-                throw error
             }
-            instrumentation.transactionEnded(writable: true, committed: true, startedAt: start)
             // Still under the writer lock: observers hear of commits in commit order.
             observationHub.publish(recorder)
             return result

@@ -56,8 +56,8 @@ public struct SQLiteBuilder: DatabaseBuilder {
     /// are logged at `.trace`, migrations at `.info`; no stored value, key or passphrase is ever logged.
     public var logger: Logger?
     /// Where the database records metrics, through swift-metrics — pass `MetricsSystem.factory` for the
-    /// bootstrapped backend; `nil` (the default) records none. Transaction counts and durations, migrations, each with
-    /// the dimensions `backend` and `store`.
+    /// bootstrapped backend; `nil` (the default) records none. Transaction counts and durations and migrations,
+    /// each with the dimensions `backend` and `store`.
     public var metricsFactory: (any MetricsFactory)?
 
     /// Creates a builder for a model.

@@ -98,7 +98,15 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     private func transaction<R>(on connection: Connection, writable: Bool, _ body: (SQLiteContext) throws -> R)
         throws -> R
     {
-        let start = instrumentation.transactionStarts()
+        try instrumentation.transaction(writable: writable) {
+            try runTransaction(on: connection, writable: writable, body)
+        }
+    }
+
+    /// Begins a transaction, runs `body`, commits (and publishes what it changed) or rolls back.
+    private func runTransaction<R>(on connection: Connection, writable: Bool, _ body: (SQLiteContext) throws -> R)
+        throws -> R
+    {
         try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
         let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
         let context = SQLiteContext(
@@ -110,11 +118,9 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         } catch {
             // SQLite may already have rolled back (after SQLITE_FULL, say); a failing ROLLBACK then changes nothing.
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            instrumentation.transactionEnded(writable: writable, committed: false, startedAt: start)
             throw error
         }
         guard !connection.isAutocommit else {
-            instrumentation.transactionEnded(writable: writable, committed: false, startedAt: start)
             throw PersistenceError(
                 .backend, "SQLite rolled the transaction back after an earlier error; nothing was committed")
         }
@@ -122,10 +128,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
             try connection.execute("COMMIT")
         } catch {
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            instrumentation.transactionEnded(writable: writable, committed: false, startedAt: start)
             throw error
         }
-        instrumentation.transactionEnded(writable: writable, committed: true, startedAt: start)
         // Still under the writer lock: observers hear of commits in commit order.
         if let recorder { observationHub.publish(recorder) }
         return result

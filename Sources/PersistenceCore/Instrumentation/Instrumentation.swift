@@ -40,20 +40,27 @@ package struct Instrumentation: Sendable {
         metrics = metricsFactory.map { Metrics(factory: $0, backend: backend, store: store) }
     }
 
-    /// Whether anything is recorded about transactions (so a backend reads the clock only then).
+    /// Whether anything is recorded about transactions (so the clock is read only then).
     @inline(__always)
-    package var timesTransactions: Bool { metrics != nil || logger.map { $0.logLevel <= .trace } == true }
+    private var timesTransactions: Bool { metrics != nil || logger.map { $0.logLevel <= .trace } == true }
 
-    /// A transaction's start time, when it is timed.
+    /// Runs a whole transaction — begin, the user's block, commit or rollback — and records whether it committed
+    /// (returned) or rolled back (threw), and how long it took.
     @inline(__always)
-    package func transactionStarts() -> UInt64? {
-        timesTransactions ? DispatchTime.now().uptimeNanoseconds : nil
+    package func transaction<R>(writable: Bool, _ body: () throws -> R) throws -> R {
+        guard timesTransactions else { return try body() }
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            let result = try body()
+            transactionEnded(writable: writable, committed: true, startedAt: start)
+            return result
+        } catch {
+            transactionEnded(writable: writable, committed: false, startedAt: start)
+            throw error
+        }
     }
 
-    /// Records a transaction's end.
-    @inline(__always)
-    package func transactionEnded(writable: Bool, committed: Bool, startedAt start: UInt64?) {
-        guard let start else { return }
+    private func transactionEnded(writable: Bool, committed: Bool, startedAt start: UInt64) {
         let nanoseconds = DispatchTime.now().uptimeNanoseconds &- start
         logger?.trace(
             "\(writable ? "write" : "read") transaction \(committed ? "committed" : "rolled back")",

@@ -12,7 +12,7 @@ package final class ChangeRecorder {
         let entity: String
         /// Changes in order: what happened to which primary key. Empty unless keys are recorded.
         var operations: [(kind: ChangeKind, key: Value)] = []
-        /// Some change had no primary key to record (keys weren't recorded, raw SQL, a bulk delete).
+        /// Some change had no primary key to record (keys weren't recorded, a bulk delete).
         var isUntracked = false
 
         init(entity: String) { self.entity = entity }
@@ -23,7 +23,6 @@ package final class ChangeRecorder {
     private var logs: [ObjectIdentifier: Log] = [:]
     private var lastLayout: ObjectIdentifier?
     private var lastLog: Log?
-    private(set) var untrackedEntities: Set<String> = []
     private(set) var aliases: Set<String> = []
     /// The transaction may have changed anything (raw SQL that touched tables it can't name).
     package private(set) var touchedEverything = false
@@ -33,7 +32,7 @@ package final class ChangeRecorder {
 
     /// Whether the transaction changed anything observers hear of.
     package var isEmpty: Bool {
-        logs.isEmpty && untrackedEntities.isEmpty && aliases.isEmpty && !touchedEverything
+        logs.isEmpty && aliases.isEmpty && !touchedEverything
     }
 
     /// Notes that the record with primary key `key` of `layout`'s entity was inserted, updated or deleted.
@@ -49,9 +48,6 @@ package final class ChangeRecorder {
 
     /// Notes that records of `layout`'s entity changed without naming which (a bulk delete that didn't list them).
     package func recordUntracked(_ layout: RecordLayout) { log(for: layout).isUntracked = true }
-
-    /// Notes that records of the entity named `entity` may have changed, which ones unknown (raw SQL).
-    package func recordUntracked(entity: String) { untrackedEntities.insert(entity) }
 
     /// Notes that anything may have changed.
     package func recordEverything() { touchedEverything = true }
@@ -84,9 +80,6 @@ package final class ChangeRecorder {
             set.merge(log.operations)
             if log.isUntracked { set.isComplete = false }
             entities[log.entity] = set
-        }
-        for entity in untrackedEntities {
-            entities[entity, default: ChangeSet()].isComplete = false
         }
         return CommittedChanges(entities: entities, aliases: aliases, everything: touchedEverything)
     }

@@ -17,11 +17,6 @@ package struct CommittedChanges: Sendable {
     /// A commit by someone else (another process, another database value on the same file): anything may have
     /// changed.
     package static let external = CommittedChanges(everything: true)
-
-    /// Whether the commit may have changed records of `entity` or one of `aliases`.
-    func touches(entities names: Set<String>, aliases aliasNames: Set<String>) -> Bool {
-        everything || names.contains { entities[$0] != nil } || !aliases.isDisjoint(with: aliasNames)
-    }
 }
 
 /// One entity's net changes in one commit, by primary key value.

@@ -112,7 +112,7 @@ final class Environment: @unchecked Sendable {
                 return try growth.withShared {
                     // Throws MapResized before `body` has run, the only case that begins again.
                     let transaction = try Transaction(environment: self, readOnly: false)
-                    noticeExternalCommits(before: transaction.id)
+                    noticeExternalCommits(lastCommitted: transaction.id - 1)
                     do {
                         let result = try body(transaction)
                         // `body` may have caught the failure itself: the transaction is unusable all the same.
@@ -306,23 +306,22 @@ final class ReadWriteLock: @unchecked Sendable {
 }
 
 extension Environment {
-    /// Tells every observer to read again when another process committed since this one last wrote or looked: a
-    /// write transaction's id is the last committed one's plus one. Call under ``writer``.
-    func noticeExternalCommits(before writeID: Int) {
-        let last = lastTransactionID.load(ordering: .relaxed)
-        if last != 0 && writeID - 1 > last { observationHub.publish(.external) }
-        lastTransactionID.store(writeID - 1, ordering: .relaxed)
-    }
-
-    /// Compares the last committed transaction id with the last this process saw; call under ``writer``.
-    func checkForExternalCommits() throws -> Bool {
-        var info = MDB_envinfo()
-        try LMDBError.check(mdb_env_info(handle, &info), "could not read the environment's state")
-        let current = Int(info.me_last_txnid)
+    /// Tells every observer to read again when the last committed transaction is later than the last one this
+    /// process committed or saw (another process wrote); returns whether it was. Call under ``writer``.
+    @discardableResult
+    func noticeExternalCommits(lastCommitted current: Int) -> Bool {
         let last = lastTransactionID.load(ordering: .relaxed)
         lastTransactionID.store(current, ordering: .relaxed)
         guard last != 0, current > last else { return false }
         observationHub.publish(.external)
         return true
+    }
+
+    /// Notices other processes' commits without writing: the environment's last committed transaction id.
+    /// Call under ``writer``.
+    func checkForExternalCommits() throws -> Bool {
+        var info = MDB_envinfo()
+        try LMDBError.check(mdb_env_info(handle, &info), "could not read the environment's state")
+        return noticeExternalCommits(lastCommitted: Int(info.me_last_txnid))
     }
 }

@@ -17,22 +17,19 @@ struct ValueSealer: Sendable {
     func seal(
         _ values: [Value], entity: EntityStore, key: Data, nonce: () throws -> AES.GCM.Nonce
     ) throws -> Data {
-        let encoded = RecordCodec.encode(values)
-        guard let keys else { return Data(encoded) }
-        let nonce = try nonce()
+        guard keys != nil else { return Data(RecordCodec.encode(values)) }
         return try key.withUnsafeBytes { key in
-            try entity.withAuthenticatedData(for: key) { try keys.seal(encoded, authenticating: $0, nonce: nonce) }
+            try entity.withAuthenticatedData(for: key) { try seal(values, authenticating: $0, nonce: nonce) }
         }
     }
 
     /// The values of a record from its stored bytes, read in place.
     func open(_ stored: UnsafeRawBufferPointer, entity: EntityStore, key: UnsafeRawBufferPointer) throws -> [Value] {
-        guard let keys else { return try RecordCodec.decode(stored) }
-        let plaintext = try entity.withAuthenticatedData(for: key) { try keys.open(stored, authenticating: $0) }
-        return try RecordCodec.decode(plaintext)
+        guard keys != nil else { return try RecordCodec.decode(stored) }
+        return try entity.withAuthenticatedData(for: key) { try open(stored, authenticating: $0) }
     }
 
-    /// The stored bytes of values that belong to no entity (an alias), authenticating `aad` when sealed.
+    /// The stored bytes of values, authenticating `aad` when sealed (a record's entity and key, an alias's name).
     func seal(
         _ values: [Value], authenticating aad: UnsafeRawBufferPointer, nonce: () throws -> AES.GCM.Nonce
     ) throws -> Data {

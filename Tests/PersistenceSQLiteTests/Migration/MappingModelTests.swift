@@ -53,6 +53,15 @@ struct MappingModelTests {
     }
     static let v2 = Model(version: 2, entities: [Person2.self, Address.self, Contact.self, Summary.self])
 
+    /// A builder of version 2 (`Scored`) whose plan transforms `Person` with `attributes`.
+    private func scoredBuilder(_ directory: URL, _ attributes: [String: AttributeMapping]) -> SQLiteBuilder {
+        var builder = SQLiteBuilder(databaseName: "Split", model: Model(version: 2, entities: [Scored.self]))
+        builder.directory = directory
+        builder.migrationPlan = MigrationPlan(
+            models: [Self.v1], mappings: [MappingModel(from: 1, to: 2, [.transform("Person", attributes)])])
+        return builder
+    }
+
     private func seed(_ directory: URL, people: Int = 3) throws {
         var builder = SQLiteBuilder(databaseName: "Split", model: Self.v1)
         builder.directory = directory
@@ -225,23 +234,13 @@ struct MappingModelTests {
             try seed(directory)
             // Inference alone would give every score its default, 1.
             let calls = Counter()
-            var builder = SQLiteBuilder(databaseName: "Split", model: Model(version: 2, entities: [Scored.self]))
-            builder.directory = directory
-            builder.migrationPlan = MigrationPlan(
-                models: [Self.v1],
-                mappings: [
-                    MappingModel(
-                        from: 1, to: 2,
-                        [
-                            .transform(
-                                "Person",
-                                [
-                                    "score": .value { source in
-                                        calls.increment()
-                                        return (try source.int64("id") ?? 0) * 10
-                                    }
-                                ])
-                        ])
+            let builder = scoredBuilder(
+                directory,
+                [
+                    "score": .value { source in
+                        calls.increment()
+                        return (try source.int64("id") ?? 0) * 10
+                    }
                 ])
             let db = try builder.create()
             #expect(try db.recover(Scored.self).map(\.score) == [10, 20, 30])
@@ -256,24 +255,14 @@ struct MappingModelTests {
             try seed(directory, people: 1000)
             let before = try storeBytes(directory, "Split")
             let calls = Counter()
-            var builder = SQLiteBuilder(databaseName: "Split", model: Model(version: 2, entities: [Scored.self]))
-            builder.directory = directory
-            builder.migrationPlan = MigrationPlan(
-                models: [Self.v1],
-                mappings: [
-                    MappingModel(
-                        from: 1, to: 2,
-                        [
-                            .transform(
-                                "Person",
-                                [
-                                    "score": .value { _ in
-                                        calls.increment()
-                                        if calls.count == 500 { throw Stop() }
-                                        return 1
-                                    }
-                                ])
-                        ])
+            let builder = scoredBuilder(
+                directory,
+                [
+                    "score": .value { _ in
+                        calls.increment()
+                        if calls.count == 500 { throw Stop() }
+                        return 1
+                    }
                 ])
             let error = try #require(expectError(.migrationFailed) { try builder.create() })
             #expect(error.underlyingError is Stop)
@@ -294,11 +283,7 @@ struct MappingModelTests {
         try withTemporaryDirectory { directory in
             try seed(directory)
             let before = try storeBytes(directory, "Split")
-            var builder = SQLiteBuilder(databaseName: "Split", model: Model(version: 2, entities: [Scored.self]))
-            builder.directory = directory
-            builder.migrationPlan = MigrationPlan(
-                models: [Self.v1],
-                mappings: [MappingModel(from: 1, to: 2, [.transform("Person", ["score": .value { _ in "many" }])])])
+            var builder = scoredBuilder(directory, ["score": .value { _ in "many" }])
             let wrongType = try #require(expectError(.migrationFailed) { try builder.create() })
             #expect((wrongType.underlyingError as? PersistenceError)?.code == .typeMismatch)
             #expect(wrongType.message.contains("'Person.score'"), "\(wrongType)")

@@ -143,9 +143,17 @@ public struct LMDBBuilder: DatabaseBuilder {
 
     public func create() throws -> LMDBDatabase {
         let (layouts, file) = try validated()
+        // Held from before the file is touched, so the store can't be deleted while it opens.
+        let registration = StoreFiles.register(file)
         let (environment, shared) = try openEnvironment(layouts, file)
-        return try StoreOpening(builder: self, environment: environment, layouts: layouts, isShared: shared)
-            .open(file: file)
+        do {
+            return try StoreOpening(
+                builder: self, environment: environment, layouts: layouts, isShared: shared, registration: registration
+            ).open(file: file)
+        } catch {
+            try? EnvironmentRegistry.release(environment, closing: false)
+            throw error
+        }
     }
 
     /// The model's layouts and the store's file, once every option is checked (before anything touches disk).
@@ -191,7 +199,11 @@ public struct LMDBBuilder: DatabaseBuilder {
     public func dryRunMigration() throws -> MigrationReport? {
         let (layouts, file) = try validated()
         guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+        let registration = StoreFiles.register(file)
         let (environment, shared) = try openEnvironment(layouts, file)
-        return try StoreOpening(builder: self, environment: environment, layouts: layouts, isShared: shared).dryRun()
+        defer { try? EnvironmentRegistry.release(environment, closing: false) }
+        return try StoreOpening(
+            builder: self, environment: environment, layouts: layouts, isShared: shared, registration: registration
+        ).dryRun()
     }
 }

@@ -9,8 +9,9 @@ public import PersistenceCore
 /// Only reachable inside a `read` or `write` block; using it afterwards throws `contextExpired`.
 /// Equality conditions (`==`, `in`) on an attribute with a single-attribute index use the index; other conditions
 /// scan the entity's records (decrypting each when the store is encrypted).
-public final class LMDBContext: DatabaseContext {
-    let transaction: Transaction
+public final class LMDBContext: DatabaseContext, RecordValueAccess {
+    /// The innermost open transaction: the write's own, or the savepoint's nested in it.
+    private(set) var transaction: Transaction
     private let stores: EntityStores
     let sealer: ValueSealer
     /// Whether this context belongs to a write transaction.
@@ -23,6 +24,8 @@ public final class LMDBContext: DatabaseContext {
     /// What this write changed, for observers; `nil` in a read.
     let recorder: ChangeRecorder?
     let instrumentation: Instrumentation
+    /// The cancellation flag of the async call this transaction runs for, if any.
+    private let cancellation = CancellationFlag.current
 
     init(
         transaction: Transaction, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi,
@@ -38,7 +41,17 @@ public final class LMDBContext: DatabaseContext {
         isWritable = !transaction.isReadOnly
     }
 
-    func expire() { isExpired = true }
+    /// Ends the context's use; a write's nonces are noted as used whether or not it commits.
+    func expire() {
+        isExpired = true
+        if let nonces { transaction.environment.noteNonces(upTo: nonces.counter) }
+    }
+
+    /// Throws `CancellationError` when the async call this transaction runs for was cancelled.
+    @inline(__always)
+    private func checkCancelled() throws {
+        if let cancellation, cancellation.isCancelled { throw CancellationError() }
+    }
 
     /// Persists the nonce counter in this write, so nonces are never reused under the store's key.
     func finish() throws {
@@ -120,31 +133,71 @@ public final class LMDBContext: DatabaseContext {
         recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
     }
 
-    public func upsert<E: Entity>(_ entity: E) throws {
+    @discardableResult
+    public func upsert<E: Entity>(_ entity: E) throws -> UpsertOutcome {
         try use(writing: true)
         let store = try stores.store(for: E.self)
         instrumentation.trace("upsert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
-        let key = try recordKey(values[store.layout.primaryKeyIndex], store)
-        if let old = try load(key, store) {
-            try replace(old, with: values, key: key, in: store)
-            recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
-        } else {
+        let primaryKey = values[store.layout.primaryKeyIndex]
+        let key = try recordKey(primaryKey, store)
+        guard let old = try load(key, store) else {
             try insert(values, into: store)
-            recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
+            recorder?.record(.insert, store.layout, key: primaryKey)
+            return .inserted
         }
+        let storedStamp = store.layout.stampIndex.map { old[$0] } ?? .null
+        guard let written = store.layout.stampedValues(values, over: storedStamp) else { return .ignoredAsStale }
+        try replace(old, with: written, key: key, in: store)
+        recorder?.record(.update, store.layout, key: primaryKey)
+        return .updated
     }
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        try deleteRecord(type, key: id.storedValue)
+    }
+
+    package func deleteRecord<E: Entity>(_ type: E.Type, key primaryKey: Value) throws -> Bool {
         try use(writing: true)
         let store = try stores.store(for: E.self)
         instrumentation.trace("delete by primary key", entity: store.layout.entity.name)
-        let key = try recordKey(id.storedValue, store)
+        let key = try recordKey(primaryKey, store)
         guard let old = try load(key, store) else { return false }
         try remove(old, key: key, from: store)
-        recorder?.record(.delete, store.layout, key: id.storedValue)
+        recorder?.record(.delete, store.layout, key: primaryKey)
         return true
+    }
+
+    package func forEachRecordValues<E: Entity>(
+        _ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void
+    ) throws {
+        try use(writing: false)
+        let store = try stores.store(for: E.self)
+        instrumentation.trace("query", entity: store.layout.entity.name)
+        try visitSelected(Query(where: condition).resolve(in: store.layout), store, body)
+    }
+
+    // MARK: - Savepoints
+
+    @discardableResult
+    public func savepoint<R>(_ body: () throws -> R) throws -> R {
+        try use(writing: true)
+        let parent = transaction
+        let nested = try Transaction(nestedIn: parent)
+        let mark = recorder?.mark()
+        transaction = nested
+        do {
+            let result = try body()
+            transaction = parent
+            try nested.commit()
+            return result
+        } catch {
+            transaction = parent
+            nested.abort()
+            if let mark { recorder?.rollBack(to: mark) }
+            throw error
+        }
     }
 
     @discardableResult
@@ -167,6 +220,7 @@ public final class LMDBContext: DatabaseContext {
         }
         let doomed = try matching(condition.resolve(in: store.layout), store)
         for record in doomed {
+            try checkCancelled()
             try remove(record.values, key: record.key, from: store)
             recorder?.record(.delete, store.layout, key: record.values[store.layout.primaryKeyIndex])
         }
@@ -229,7 +283,8 @@ public final class LMDBContext: DatabaseContext {
         var sequence =
             try nonces
             ?? NonceSequence(
-                startingAt: StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0)
+                startingAt: transaction.environment.nonceStart(
+                    persisted: StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0))
         defer { nonces = sequence }
         return try sequence.next()
     }
@@ -337,12 +392,14 @@ public final class LMDBContext: DatabaseContext {
     ) throws {
         if let condition, let keys = try candidates(condition, store) {
             for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                try checkCancelled()
                 guard let values = try load(key, store), condition.matches(values) else { continue }
                 guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
             }
             return
         }
         try transaction.forEach(store.dbi) { key, stored in
+            try checkCancelled()
             let values = try opened(stored, store, key: key)
             guard condition?.matches(values) ?? true else { return true }
             return try visit(key, values)

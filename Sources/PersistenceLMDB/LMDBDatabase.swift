@@ -1,6 +1,7 @@
 internal import CLMDB
 public import Foundation
 public import PersistenceCore
+import Synchronization
 
 /// A database in one LMDB file, made by ``LMDBBuilder``; values sealed with AES-GCM when it has a passphrase.
 ///
@@ -15,7 +16,12 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
 
     /// The store's file.
     public let fileURL: URL
-    let environment: Environment
+    /// The environment, kept for the observation hub once closed; operations reach it through ``environment``.
+    private let storeEnvironment: Environment
+    /// Set by `close()`.
+    private let isClosed = Atomic<Bool>(false)
+    /// This database's hold on its store file, ended by `close()`.
+    private let registration: StoreFiles.StoreRegistration
     let stores: EntityStores
     let sealer: ValueSealer
     let metaDBI: MDB_dbi
@@ -24,20 +30,67 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     let runner = TransactionRunner(label: "persistence.lmdb")
 
     init(
-        fileURL: URL, environment: Environment, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi,
-        aliasDBI: MDB_dbi, instrumentation: Instrumentation
+        fileURL: URL, environment: Environment, registration: StoreFiles.StoreRegistration, stores: EntityStores,
+        sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi, instrumentation: Instrumentation
     ) {
         self.instrumentation = instrumentation
         self.fileURL = fileURL
-        self.environment = environment
+        self.storeEnvironment = environment
+        self.registration = registration
         self.stores = stores
         self.sealer = sealer
         self.metaDBI = metaDBI
         self.aliasDBI = aliasDBI
     }
 
+    deinit {
+        // Released without close(): one user fewer; the environment closes its handle when it is freed.
+        if !isClosed.exchange(true, ordering: .acquiringAndReleasing) {
+            try? EnvironmentRegistry.release(storeEnvironment, closing: false)
+        }
+    }
+
+    /// The environment, while the database is open.
+    /// - Throws: `PersistenceError/Code/closed` after `close()`.
+    var environment: Environment {
+        get throws {
+            guard !isClosed.load(ordering: .acquiring) else {
+                throw PersistenceError(.closed, "the database was closed")
+            }
+            return storeEnvironment
+        }
+    }
+
+    /// Closes the database. When it is the last database of this process on its store file, waits for the
+    /// transactions under way and closes the LMDB environment, releasing the file and its `-lock` file. Later calls
+    /// throw `PersistenceError/Code/closed`; closing again does nothing.
+    /// - Throws: `PersistenceError/Code/nestedTransaction` when called inside a transaction of this store.
+    public func close() throws {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        do {
+            try EnvironmentRegistry.release(storeEnvironment, closing: true)
+        } catch {
+            isClosed.store(false, ordering: .releasing)
+            throw error
+        }
+        registration.end()
+    }
+
+    /// Deletes the files of the LMDB store named `name` in `directory`: `<name>.lmdb` and its `-lock` file. Refused
+    /// with `PersistenceError/Code/storeInUse` while a database of this process has it open.
+    /// - Returns: Whether there was anything to delete.
+    @discardableResult
+    public static func deleteStore(named name: String, in directory: URL? = nil) throws -> Bool {
+        try StoreFiles.delete(named: name, in: directory, fileExtension: "lmdb", companions: ["-lock"])
+    }
+
+    /// The names of the LMDB stores (`<name>.lmdb` files) in `directory`, sorted.
+    public static func storeNames(in directory: URL? = nil) throws -> [String] {
+        try StoreFiles.names(in: directory, fileExtension: "lmdb")
+    }
+
     /// Where commits are published to observers; shared by every database of this process on the same file.
-    public var observationHub: ObservationHub { environment.observationHub }
+    public var observationHub: ObservationHub { storeEnvironment.observationHub }
 
     @discardableResult
     public func checkForExternalChanges() throws -> Bool {
@@ -48,7 +101,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     public var isEncrypted: Bool { sealer.isEncrypted }
 
     /// The current size of the memory map in bytes (it grows as needed).
-    public var mapSize: Int { environment.mapSize }
+    public var mapSize: Int { (try? environment.mapSize) ?? 0 }
 
     @discardableResult
     public func read<R>(_ body: (LMDBContext) throws -> R) throws -> R {
@@ -74,6 +127,8 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
                         recorder: recorder, instrumentation: instrumentation)
                     defer { context.expire() }
                     let result = try body(context)
+                    // The last moment a cancelled task's write can still be rolled back: never commit it.
+                    try context.checkCancellation()
                     try context.finish()
                     return result
                 }

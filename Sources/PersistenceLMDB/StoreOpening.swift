@@ -9,6 +9,8 @@ struct StoreOpening {
     let layouts: [RecordLayout]
     /// Whether another database of this process has the store open (it reads records in the stored schema).
     let isShared: Bool
+    /// The opening's hold on the store file, handed to the database.
+    let registration: StoreFiles.StoreRegistration
 
     private struct Stored {
         var format: UInt64?
@@ -93,7 +95,8 @@ struct StoreOpening {
                     from: migration.fromVersion, to: migration.toVersion, summary: migration.description)
             }
             return LMDBDatabase(
-                fileURL: file, environment: environment, stores: EntityStores(model: builder.model, stores: stores),
+                fileURL: file, environment: environment, registration: registration,
+                stores: EntityStores(model: builder.model, stores: stores),
                 sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, instrumentation: builder.instrumentation)
         }
     }

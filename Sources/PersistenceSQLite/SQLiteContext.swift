@@ -12,7 +12,7 @@ public import PersistenceCore
 ///     try context.execute("UPDATE \"User\" SET \"name\" = ? WHERE \"id\" = ?", [.text("Jane"), .integer(1)])
 /// }
 /// ```
-public final class SQLiteContext: DatabaseContext {
+public final class SQLiteContext: DatabaseContext, RecordValueAccess {
     let connection: Connection
     private let mappings: EntityMappings
     /// Whether this context belongs to a write transaction.
@@ -22,6 +22,10 @@ public final class SQLiteContext: DatabaseContext {
     let recorder: ChangeRecorder?
 
     let instrumentation: Instrumentation
+    /// The cancellation flag of the async call this transaction runs for, if any.
+    private let cancellation = CancellationFlag.current
+    /// How many savepoints are open.
+    private var savepointDepth = 0
 
     init(
         connection: Connection, mappings: EntityMappings, recorder: ChangeRecorder?, instrumentation: Instrumentation
@@ -75,6 +79,7 @@ public final class SQLiteContext: DatabaseContext {
         trace(mapping.sql(.insert), mapping)
         defer { statement.reset() }
         for entity in entities {
+            try checkCancelled()
             let values = try bindRecord(entity, mapping: mapping, to: statement)
             _ = try statement.step()
             statement.reset()
@@ -82,22 +87,48 @@ public final class SQLiteContext: DatabaseContext {
         }
     }
 
-    public func upsert<E: Entity>(_ entity: E) throws {
-        try annotated("upsert", E.self) {
-            // Whether it inserts or updates matters only to change-set observers: ask only for them.
-            let existed = try recorder?.recordsKeys == true && exists(E.self, id: entity.id)
-            try run(.upsert, entity, recording: existed ? .update : .insert)
-        }
+    @discardableResult
+    public func upsert<E: Entity>(_ entity: E) throws -> UpsertOutcome {
+        var outcome = UpsertOutcome.inserted
+        try annotated("upsert", E.self) { outcome = try upsertOne(entity) }
+        return outcome
     }
 
-    /// Whether a record with this primary key exists.
-    private func exists<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+    /// Inserts or updates, whichever the stored record calls for — or nothing, when its stamp is newer.
+    private func upsertOne<E: Entity>(_ entity: E) throws -> UpsertOutcome {
+        let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
-        let statement = try connection.statement(.table(mapping.index, .selectByID)) { mapping.sql(.selectByID) }
-        trace(mapping.sql(.selectByID), mapping)
+        let layout = mapping.layout
+        let values = try coders.writer(for: layout).encode(entity)
+        let key = values[layout.primaryKeyIndex]
+        let lookup = try connection.statement(.table(mapping.index, .selectStamp)) { mapping.sql(.selectStamp) }
+        trace(mapping.sql(.selectStamp), mapping)
+        try lookup.bind(key, at: 1)
+        let stored: Value? = try lookup.step() ? lookup.column(0) : nil
+        lookup.reset()
+        guard let stored else {
+            try write(values, .insert, mapping)
+            recorder?.record(.insert, layout, key: key)
+            return .inserted
+        }
+        guard let written = layout.stampedValues(values, over: stored) else { return .ignoredAsStale }
+        try write(written, .update, mapping, key: key)
+        recorder?.record(.update, layout, key: key)
+        return .updated
+    }
+
+    /// Runs the insert or the update of a record's values (the update matched by `key`).
+    private func write(
+        _ values: [Value], _ operation: TableMapping.Operation, _ mapping: TableMapping, key: Value? = nil
+    )
+        throws
+    {
+        let statement = try connection.statement(.table(mapping.index, operation)) { mapping.sql(operation) }
+        trace(mapping.sql(operation), mapping)
         defer { statement.reset() }
-        try statement.bind(id.storedValue, at: 1)
-        return try statement.step()
+        for index in values.indices { try statement.bind(values[index], at: Int32(index + 1)) }
+        if let key { try statement.bind(key, at: Int32(values.count + 1)) }
+        _ = try statement.step()
     }
 
     public func update<E: Entity>(_ entity: E) throws {
@@ -139,6 +170,27 @@ public final class SQLiteContext: DatabaseContext {
     }
 
     public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
+        let reader = reader(for: try mappings.mapping(for: E.self))
+        try forEachRow(of: type, query: query) { statement, _ in
+            statement.readRow(into: &reader.values)
+            try body(reader.decode(E.self))
+        }
+    }
+
+    package func forEachRecordValues<E: Entity>(
+        _ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void
+    ) throws {
+        var values: [Value] = []
+        try forEachRow(of: type, query: Query(where: condition)) { statement, _ in
+            statement.readRow(into: &values)
+            try body(values)
+        }
+    }
+
+    /// Runs the SELECT of `query` and calls `row` with the statement on each result row.
+    private func forEachRow<E: Entity>(
+        of type: E.Type, query: Query, _ row: (Statement, TableMapping) throws -> Void
+    ) throws {
         let connection = try use(writing: false)
         let mapping = try mappings.mapping(for: E.self)
         let resolved = try query.resolve(in: mapping.layout)
@@ -147,18 +199,23 @@ public final class SQLiteContext: DatabaseContext {
         let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
         trace(sql, mapping)
         try statement.bind(compiler.arguments)
-        // `body` may run other queries on this connection, this one included: while the statement is stepping,
+        // `row` may run other queries on this connection, this one included: while the statement is stepping,
         // the connection hands them a fresh statement rather than resetting this one under the iteration.
         statement.isIterating = true
         defer {
             statement.isIterating = false
             statement.reset()
         }
-        let reader = reader(for: mapping)
         while try statement.step() {
-            statement.readRow(into: &reader.values)
-            try body(reader.decode(E.self))
+            try checkCancelled()
+            try row(statement, mapping)
         }
+    }
+
+    /// Throws `CancellationError` when the async call this transaction runs for was cancelled.
+    @inline(__always)
+    private func checkCancelled() throws {
+        if let cancellation, cancellation.isCancelled { throw CancellationError() }
     }
 
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
@@ -173,16 +230,45 @@ public final class SQLiteContext: DatabaseContext {
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        try deleteRecord(type, key: id.storedValue)
+    }
+
+    package func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         let statement = try connection.statement(.table(mapping.index, .deleteByID)) { mapping.sql(.deleteByID) }
         trace(mapping.sql(.deleteByID), mapping)
         defer { statement.reset() }
-        try statement.bind(id.storedValue, at: 1)
+        try statement.bind(key, at: 1)
         _ = try statement.step()
         guard connection.changes > 0 else { return false }
-        recorder?.record(.delete, mapping.layout, key: id.storedValue)
+        recorder?.record(.delete, mapping.layout, key: key)
         return true
+    }
+
+    // MARK: - Savepoints
+
+    @discardableResult
+    public func savepoint<R>(_ body: () throws -> R) throws -> R {
+        let connection = try use(writing: true)
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "persistence_savepoint_\(savepointDepth)"
+        try connection.execute("SAVEPOINT \(name)")
+        let mark = recorder?.mark()
+        do {
+            let result = try body()
+            try connection.execute("RELEASE \(name)")
+            return result
+        } catch {
+            // After some errors SQLite has rolled the whole transaction back already; the write then fails as a whole.
+            if !connection.isAutocommit {
+                try? connection.execute("ROLLBACK TO \(name)")
+                try? connection.execute("RELEASE \(name)")
+            }
+            if let mark { recorder?.rollBack(to: mark) }
+            throw error
+        }
     }
 
     @discardableResult

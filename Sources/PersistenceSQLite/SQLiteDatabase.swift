@@ -20,6 +20,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     let instrumentation: Instrumentation
     /// Where commits are published to observers.
     public let observationHub = ObservationHub()
+    /// This database's hold on its store file (`nil` in memory), ended by `close()`.
+    private let registration: StoreFiles.StoreRegistration?
 
     init(
         path: String, inMemory: Bool, model: Model, layouts: [RecordLayout], maximumReaders: Int,
@@ -27,6 +29,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         instrumentation: Instrumentation
     ) throws {
         self.instrumentation = instrumentation
+        // Held from before the file is touched, so the store can't be deleted while it opens.
+        registration = inMemory ? nil : StoreFiles.register(URL(fileURLWithPath: path))
         let connection = try Connection(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
         if !inMemory {
             guard case .text(let mode)? = try connection.scalar("PRAGMA journal_mode = WAL"), mode.lowercased() == "wal"
@@ -62,6 +66,39 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     deinit {
         // Readers first: the writer, closing last, checkpoints the WAL and removes the -wal and -shm files.
         readers?.closeIdle()
+    }
+
+    /// Closes the database: waits for the write and the reads under way, closes every connection (the last one
+    /// checkpoints the WAL and removes the `-wal` and `-shm` files), and releases the store file. Later calls throw
+    /// `PersistenceError/Code/closed`; closing again does nothing.
+    /// - Throws: `PersistenceError/Code/nestedTransaction` when called inside one of this database's transactions.
+    public func close() throws {
+        guard readers?.readDepth.value ?? 0 == 0 else {
+            throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own read transaction")
+        }
+        try writer.close { readers?.close() }
+        registration?.end()
+    }
+
+    /// Deletes the files of the SQLite store named `name` in `directory`: `<name>.sqlite`, its `-wal`, `-shm` and
+    /// `-journal` files and its migration backups (`<name>.v<version>.sqlite-backup`). Refused with
+    /// `PersistenceError/Code/storeInUse` while a database of this process has it open.
+    /// - Returns: Whether there was anything to delete.
+    @discardableResult
+    public static func deleteStore(named name: String, in directory: URL? = nil) throws -> Bool {
+        try StoreFiles.delete(
+            named: name, in: directory, fileExtension: "sqlite", companions: ["-wal", "-shm", "-journal"]
+        ) { file in
+            // <name>.v<digits>.sqlite-backup
+            guard file.hasPrefix(name + ".v"), file.hasSuffix(".sqlite-backup") else { return false }
+            let version = file.dropFirst(name.count + 2).dropLast(".sqlite-backup".count)
+            return !version.isEmpty && version.allSatisfy(\.isASCII) && version.allSatisfy(\.isNumber)
+        }
+    }
+
+    /// The names of the SQLite stores (`<name>.sqlite` files) in `directory`, sorted.
+    public static func storeNames(in directory: URL? = nil) throws -> [String] {
+        try StoreFiles.names(in: directory, fileExtension: "sqlite")
     }
 
     /// Runs `body` in a read transaction: a consistent snapshot of committed data.
@@ -115,6 +152,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         let result: R
         do {
             result = try body(context)
+            // The last moment a cancelled task's write can still be rolled back: never commit it.
+            if writable { try context.checkCancellation() }
         } catch {
             // SQLite may already have rolled back (after SQLITE_FULL, say); a failing ROLLBACK then changes nothing.
             if !connection.isAutocommit { try? connection.execute("ROLLBACK") }

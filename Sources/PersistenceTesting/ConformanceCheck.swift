@@ -51,7 +51,7 @@ public enum ConformanceSuite {
         + MutationChecks.all
         + TransactionChecks.all + StorageChecks.all
         + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all + VerificationChecks.all
-        + ObservationChecks.all
+        + ObservationChecks.all + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

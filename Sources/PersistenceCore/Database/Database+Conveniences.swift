@@ -53,8 +53,16 @@ extension Database {
     /// - Throws: ``PersistenceError/Code/notFound`` when there is none.
     public func update<E: Entity>(_ entity: E) throws { try write { try $0.update(entity) } }
 
-    /// Inserts the record, or replaces the one with the same primary key.
-    public func upsert<E: Entity>(_ entity: E) throws { try write { try $0.upsert(entity) } }
+    /// Inserts the record, or replaces the one with the same primary key — unless the stored one is newer by the
+    /// entity's stamp (see ``DatabaseContext/upsert(_:)-(E)``).
+    @discardableResult
+    public func upsert<E: Entity>(_ entity: E) throws -> UpsertOutcome { try write { try $0.upsert(entity) } }
+
+    /// Upserts many records in one write transaction, all or none, and counts what happened.
+    @discardableResult
+    public func upsert<E: Entity, S: Sequence<E>>(_ entities: S) throws -> ChangeCounts {
+        try write { try $0.upsert(entities) }
+    }
 
     /// Deletes the stored record with the entity's primary key; returns whether there was one.
     @discardableResult

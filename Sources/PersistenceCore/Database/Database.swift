@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A store of entities, generic over its backend: write data code once against this protocol and swap backends
 /// by changing only the builder.
 ///
@@ -77,6 +79,36 @@ public protocol Database<Context>: Sendable {
     /// - Returns: Whether there were such writes.
     @discardableResult
     func checkForExternalChanges() throws -> Bool
+
+    /// Closes the database: waits for the transactions under way to end, then releases its files. Every later call
+    /// throws ``PersistenceError/Code/closed``; closing again does nothing.
+    ///
+    /// Releasing the last reference closes a database too; `close()` makes it happen at a known point — before
+    /// ``deleteStore(named:in:)`` at sign-out, say. Call it outside the database's own transaction blocks (from
+    /// inside one it throws ``PersistenceError/Code/nestedTransaction`` rather than wait for itself).
+    func close() throws
+
+    /// Deletes the files of the store named `name` in `directory` (the builder's default directory when `nil`):
+    /// the store file and its companions (SQLite's `-wal`, `-shm` and migration backups; LMDB's `-lock`).
+    ///
+    /// Deleting a store's files while it is open corrupts it, so this refuses while any database of this process
+    /// has the store open. Other processes can't be seen: stop them first.
+    ///
+    /// ```swift
+    /// try userDatabase.close()
+    /// try SQLiteDatabase.deleteStore(named: "user-\(id)", in: storesDirectory)
+    /// ```
+    ///
+    /// - Returns: Whether there was a store to delete.
+    /// - Throws: ``PersistenceError/Code/storeInUse`` while it is open in this process, with nothing deleted;
+    ///   ``PersistenceError/Code/invalidName`` for a name a builder would refuse (`../x`, say);
+    ///   ``PersistenceError/Code/directoryNotFound``; ``PersistenceError/Code/ioFailure`` when a file can't be removed.
+    @discardableResult
+    static func deleteStore(named name: String, in directory: URL?) throws -> Bool
+
+    /// The names of the stores of this backend in `directory` (the builder's default directory when `nil`), sorted.
+    /// - Throws: ``PersistenceError/Code/directoryNotFound`` when the directory doesn't exist.
+    static func storeNames(in directory: URL?) throws -> [String]
 }
 
 /// Makes a database: validates its inputs, then opens or creates the store.

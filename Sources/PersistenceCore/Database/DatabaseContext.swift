@@ -43,7 +43,34 @@ public protocol DatabaseContext {
     func update<E: Entity>(_ entity: E) throws
 
     /// Inserts the record, or replaces the one with the same primary key.
-    func upsert<E: Entity>(_ entity: E) throws
+    ///
+    /// When the entity declares a stamp (``Entity/stampAttribute``), a stored record whose stamp is as new as the
+    /// entity's or newer is kept and the upsert reports ``UpsertOutcome/ignoredAsStale`` — stale data never
+    /// overwrites fresher data, and it isn't an error. An entity whose stamp is `nil` replaces the record but keeps
+    /// the stored stamp.
+    @discardableResult
+    func upsert<E: Entity>(_ entity: E) throws -> UpsertOutcome
+
+    /// Runs `body` in a savepoint: when it throws, what it changed is rolled back and the error rethrown, and the
+    /// enclosing write goes on as if `body` had never run; when it returns, its changes stay part of the write.
+    ///
+    /// Savepoints nest to any depth. They belong to the enclosing write: a change a savepoint kept still rolls
+    /// back when the write does. (SQLite: `SAVEPOINT`; LMDB: a nested transaction.)
+    ///
+    /// ```swift
+    /// try db.write { context in
+    ///     try context.create(order)
+    ///     do {
+    ///         try context.savepoint { try context.create(Coupon(id: 7, orderID: order.id)) }
+    ///     } catch let error as PersistenceError where error.code == .duplicateKey {
+    ///         // the coupon was used already: the order is still created
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Throws: What `body` throws; ``PersistenceError/Code/readOnly`` in a read.
+    @discardableResult
+    func savepoint<R>(_ body: () throws -> R) throws -> R
 
     /// Deletes the record with this primary key; returns whether there was one.
     @discardableResult
@@ -66,7 +93,22 @@ public protocol DatabaseContext {
 extension DatabaseContext {
     /// Inserts each entity in turn.
     public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
-        for entity in entities { try create(entity) }
+        for entity in entities {
+            try checkCancellation()
+            try create(entity)
+        }
+    }
+
+    /// Upserts each entity in turn (see ``upsert(_:)-(E)``) and counts what happened: stale ones
+    /// (``Entity/stampAttribute``) are counted as ignored, not thrown.
+    @discardableResult
+    public func upsert<E: Entity, S: Sequence<E>>(_ entities: S) throws -> ChangeCounts {
+        var counts = ChangeCounts()
+        for entity in entities {
+            try checkCancellation()
+            counts.count(try upsert(entity))
+        }
+        return counts
     }
 
     /// Recovers the matching records, then calls `body` with each: correct, but it holds them all in memory.

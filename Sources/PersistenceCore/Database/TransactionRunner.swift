@@ -24,12 +24,22 @@ package struct TransactionRunner: Sendable {
         try await run(on: writes, work)
     }
 
+    /// Runs `work` on `queue` with a ``CancellationFlag`` the awaiting task's cancellation sets: work still queued
+    /// when the task is cancelled never starts; work under way sees the flag (a write checks it before committing).
     private func run<R: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> R) async throws
         -> R
     {
         try Task.checkCancellation()
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.async { continuation.resume(with: Result { try work() }) }
+        let flag = CancellationFlag()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    guard !flag.isCancelled else { return continuation.resume(throwing: CancellationError()) }
+                    continuation.resume(with: Result { try CancellationFlag.withCurrent(flag, work) })
+                }
+            }
+        } onCancel: {
+            flag.cancel()
         }
     }
 }

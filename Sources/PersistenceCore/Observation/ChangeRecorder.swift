@@ -71,6 +71,36 @@ package final class ChangeRecorder {
         return log
     }
 
+    /// What has been recorded so far, to go back to when a savepoint rolls back.
+    package struct Mark {
+        fileprivate let operations: [ObjectIdentifier: (count: Int, isUntracked: Bool)]
+        fileprivate let aliases: Set<String>
+        fileprivate let touchedEverything: Bool
+    }
+
+    /// Marks what has been recorded so far (a savepoint begins).
+    package func mark() -> Mark {
+        Mark(
+            operations: logs.mapValues { ($0.operations.count, $0.isUntracked) }, aliases: aliases,
+            touchedEverything: touchedEverything)
+    }
+
+    /// Forgets what was recorded after `mark` (its savepoint rolled back: those changes never happened).
+    package func rollBack(to mark: Mark) {
+        for (id, log) in logs {
+            guard let kept = mark.operations[id] else {
+                logs[id] = nil
+                continue
+            }
+            log.operations.removeSubrange(kept.count...)
+            log.isUntracked = kept.isUntracked
+        }
+        aliases = mark.aliases
+        touchedEverything = mark.touchedEverything
+        lastLayout = nil
+        lastLog = nil
+    }
+
     /// The net changes, per entity: a record inserted then updated is inserted; inserted then deleted, nothing;
     /// deleted then inserted again, updated.
     package func committedChanges() -> CommittedChanges {

@@ -16,6 +16,8 @@ public final class RecordLayout: Sendable {
     public let previousName: String?
     /// Renamed attributes' names in the previous model version, by current name (``Entity/previousAttributeNames``).
     public let previousAttributeNames: [String: String]
+    /// The position of the stamp attribute (``Entity/stampAttribute``), when the entity declares one.
+    public let stampIndex: Int?
     private let positions: [String: Int]
 
     /// Creates the layout of an entity.
@@ -25,9 +27,11 @@ public final class RecordLayout: Sendable {
     ///     names that are not attributes are ignored here and refused by ``validatingDefaults(_:)``.
     ///   - previousName: The entity's name in the previous model version, when it was renamed.
     ///   - previousAttributeNames: Renamed attributes' previous names, by current name.
+    ///   - stampAttribute: The attribute that stamps a record's freshness; `nil` (or a name that is not an attribute)
+    ///     for none — ``validatingStamp(_:of:)`` refuses unknown names.
     public init(
         _ entity: EntityDescription, defaults: [String: Value] = [:], previousName: String? = nil,
-        previousAttributeNames: [String: String] = [:]
+        previousAttributeNames: [String: String] = [:], stampAttribute: String? = nil
     ) {
         self.entity = entity
         self.defaults = entity.attributes.map { defaults[$0.name] }
@@ -39,6 +43,7 @@ public final class RecordLayout: Sendable {
         for (index, name) in names.enumerated() { positions[name] = index }
         self.positions = positions
         primaryKeyIndex = positions[entity.primaryKey] ?? 0
+        stampIndex = stampAttribute.flatMap { positions[$0] }
     }
 
     /// The position of an attribute, or `nil` when the entity has no such attribute.
@@ -92,6 +97,22 @@ public final class RecordLayout: Sendable {
                     .invalidSchema,
                     "entity '\(entity.name)' declares the previous name of '\(name)' empty or for two attributes")
             }
+        }
+    }
+
+    /// Checks a declared stamp attribute: it names an attribute of the entity, a date or an integer, and not the
+    /// primary key.
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` naming the entity and attribute.
+    package static func validatingStamp(_ name: String, of entity: EntityDescription) throws {
+        guard !name.isEmpty else { return }
+        guard let attribute = entity.attribute(named: name) else {
+            throw PersistenceError(
+                .invalidSchema, "entity '\(entity.name)' declares unknown attribute '\(name)' as its stamp")
+        }
+        guard attribute.type == .date || attribute.type == .integer, name != entity.primaryKey else {
+            throw PersistenceError(
+                .invalidSchema,
+                "the stamp of '\(entity.name)', '\(name)', must be a date or an integer other than the primary key")
         }
     }
 }

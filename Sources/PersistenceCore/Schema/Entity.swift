@@ -65,6 +65,25 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// }
     /// ```
     static var previousAttributeNames: [String: String] { get }
+    /// The attribute that stamps how fresh a record is — a `Date` (a modification date) or an integer (a version
+    /// that only increases) — or `""` (the default) for none.
+    ///
+    /// With a stamp, ``DatabaseContext/upsert(_:)-(E)`` (and batch upserts and
+    /// ``DatabaseContext/reconcile(_:with:in:)``) keeps a stored record whose stamp is as new as the incoming one or
+    /// newer and reports ``UpsertOutcome/ignoredAsStale``: data that arrives late from a server or another device
+    /// never overwrites fresher data. An incoming `nil` stamp replaces the record but keeps the stored stamp; a
+    /// stored `nil` stamp is older than any. `create` and `update` are explicit and ignore stamps. Like defaults, the
+    /// stamp is not part of the stored schema.
+    ///
+    /// ```swift
+    /// struct Article: Entity {
+    ///     var id: UUID
+    ///     var title: String
+    ///     var modifiedAt: Date?
+    ///     static let stampAttribute = "modifiedAt"
+    /// }
+    /// ```
+    static var stampAttribute: String { get }
 }
 
 extension Entity {
@@ -80,6 +99,8 @@ extension Entity {
     public static var previousName: String { "" }
     /// No attribute renamed.
     public static var previousAttributeNames: [String: String] { [:] }
+    /// No stamp.
+    public static var stampAttribute: String { "" }
 }
 
 /// A type that can be an entity's primary key: integers, `String` and `UUID` conform.

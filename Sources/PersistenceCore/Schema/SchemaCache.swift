@@ -11,9 +11,11 @@ package enum SchemaCache {
         let entity = try EntityDescription(describing: type)
         try RecordLayout.validatingDefaults(E.defaultValues, of: entity)
         try RecordLayout.validatingPreviousNames(E.previousAttributeNames, of: entity)
+        try RecordLayout.validatingStamp(E.stampAttribute, of: entity)
         let layout = RecordLayout(
             entity, defaults: E.defaultValues, previousName: E.previousName.isEmpty ? nil : E.previousName,
-            previousAttributeNames: E.previousAttributeNames)
+            previousAttributeNames: E.previousAttributeNames,
+            stampAttribute: E.stampAttribute.isEmpty ? nil : E.stampAttribute)
         return layouts.withLock { cache in
             if let raced = cache[key] { return raced }
             cache[key] = layout

@@ -29,6 +29,14 @@ final class Environment: @unchecked Sendable {
     /// The id of the last write transaction this process committed or noticed (0 before the first); read and
     /// written under ``writer``.
     private let lastTransactionID = Atomic<Int>(0)
+    /// How many databases (and openings under way) use the environment; read and written only under
+    /// ``EnvironmentRegistry``'s lock.
+    var users = 0
+    /// Set once the handle is closed (``close()``): transactions then throw `closed`.
+    private let isClosed = Atomic<Bool>(false)
+    /// The nonce counter after the last write of this process that sealed values, committed or not: a rolled-back
+    /// write's nonces are never handed out again (its pages may have reached the file).
+    private let nonceHighWater = Atomic<UInt64>(0)
 
     /// Opens the environment of the file at `path` (with `path-lock` beside it).
     ///
@@ -75,13 +83,53 @@ final class Environment: @unchecked Sendable {
         maximumKeySize = Int(mdb_env_get_maxkeysize(env))
     }
 
-    deinit { mdb_env_close(handle) }
+    deinit {
+        if !isClosed.load(ordering: .acquiring) { mdb_env_close(handle) }
+    }
+
+    /// Waits for every transaction of the environment to end, then closes the handle; later transactions throw
+    /// `closed`. Only ``EnvironmentRegistry`` calls it, for the last user.
+    /// - Throws: `nestedTransaction` inside one of the environment's transactions on this thread.
+    func close() throws {
+        guard readDepth.value == 0 else {
+            throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own read transaction")
+        }
+        try writer.withLock {
+            growth.withExclusive {
+                guard !isClosed.load(ordering: .acquiring) else { return }
+                mdb_env_close(handle)
+                isClosed.store(true, ordering: .releasing)
+            }
+        }
+    }
+
+    /// Throws `closed` once the handle is closed; called with the growth lock held shared, so it can't close meanwhile.
+    func checkOpen() throws {
+        guard !isClosed.load(ordering: .acquiring) else {
+            throw PersistenceError(.closed, "the database was closed")
+        }
+    }
+
+    /// The first nonce counter a write may use: past every nonce this process handed out, committed or not.
+    func nonceStart(persisted: UInt64) -> UInt64 { max(persisted, nonceHighWater.load(ordering: .acquiring)) }
+
+    /// Notes the nonce counter a write reached, whether or not it commits.
+    func noteNonces(upTo counter: UInt64) {
+        var current = nonceHighWater.load(ordering: .acquiring)
+        while current < counter {
+            let (exchanged, original) = nonceHighWater.compareExchange(
+                expected: current, desired: counter, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
 
     /// Runs `body` in a read-only transaction.
     func read<R>(_ body: (Transaction) throws -> R) throws -> R {
         while true {
             do {
                 return try growth.withShared {
+                    try checkOpen()
                     let transaction = try Transaction(environment: self, readOnly: true)
                     defer { transaction.abort() }
                     readDepth.increment()
@@ -110,6 +158,7 @@ final class Environment: @unchecked Sendable {
         while true {
             do {
                 return try growth.withShared {
+                    try checkOpen()
                     // Throws MapResized before `body` has run, the only case that begins again.
                     let transaction = try Transaction(environment: self, readOnly: false)
                     noticeExternalCommits(lastCommitted: transaction.id - 1)
@@ -147,7 +196,7 @@ final class Environment: @unchecked Sendable {
         var grown = false
         if readDepth.value == 0 {
             grown =
-                (try? growth.withExclusive { try grow(toAtLeast: 2 * mapSize, instrumentation: instrumentation) })
+                (try? growth.withExclusive { try grow(toAtLeast: 2 * currentMapSize, instrumentation: instrumentation) })
                 != nil
         }
         return PersistenceError(
@@ -164,6 +213,7 @@ final class Environment: @unchecked Sendable {
     /// from filling the map. `mdb_env_set_mapsize` needs every transaction of this process closed, so it waits for
     /// open reads; a read open on this very thread would wait for itself, and then the map is left as it is.
     private func growAheadOfNeed(reservingMultipleOfUsed multiple: Int, instrumentation: Instrumentation) throws {
+        try checkOpen()
         guard readDepth.value == 0 else { return }
         var info = MDB_envinfo()
         var stat = MDB_stat()
@@ -251,28 +301,16 @@ final class Environment: @unchecked Sendable {
         return dbi
     }
 
-    /// The map's current size in bytes.
+    /// The map's current size in bytes; 0 once closed.
     var mapSize: Int {
+        growth.withShared { isClosed.load(ordering: .acquiring) ? 0 : currentMapSize }
+    }
+
+    /// The map's size, for callers holding the growth lock.
+    private var currentMapSize: Int {
         var info = MDB_envinfo()
         return mdb_env_info(handle, &info) == MDB_SUCCESS ? info.me_mapsize : 0
     }
-}
-
-/// A per-thread counter (`pthread_key_t`): cheap enough to bump on every read transaction.
-///
-/// `@unchecked Sendable`: each thread reads and writes only its own slot.
-final class ThreadCounter: @unchecked Sendable {
-    private var key = pthread_key_t()
-
-    init() { pthread_key_create(&key, nil) }
-
-    deinit { pthread_key_delete(key) }
-
-    var value: Int { Int(bitPattern: pthread_getspecific(key)) }
-
-    func increment() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: value + 1)) }
-
-    func decrement() { pthread_setspecific(key, UnsafeRawPointer(bitPattern: value - 1)) }
 }
 
 /// A `pthread_rwlock_t` with closures.
@@ -320,6 +358,7 @@ extension Environment {
     /// Notices other processes' commits without writing: the environment's last committed transaction id.
     /// Call under ``writer``.
     func checkForExternalCommits() throws -> Bool {
+        try checkOpen()
         var info = MDB_envinfo()
         try LMDBError.check(mdb_env_info(handle, &info), "could not read the environment's state")
         return noticeExternalCommits(lastCommitted: Int(info.me_last_txnid))

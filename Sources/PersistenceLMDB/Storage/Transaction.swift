@@ -11,8 +11,13 @@ final class Transaction {
     let environment: Environment
     let isReadOnly: Bool
     private var isOpen = true
-    /// Set when an operation hit `MDB_MAP_FULL`: the transaction is then unusable and is rolled back whole.
-    private(set) var sawMapFull = false
+    /// The transaction this one is nested in (a savepoint), if any.
+    private let parent: Transaction?
+    /// Set when an operation hit `MDB_MAP_FULL`: the transaction is then unusable and is rolled back whole — the
+    /// enclosing ones too, since a nested transaction's failure leaves its parent's pages in doubt.
+    private(set) var sawMapFull = false {
+        didSet { if sawMapFull { parent?.sawMapFull = true } }
+    }
 
     init(environment: Environment, readOnly: Bool) throws {
         var txn: OpaquePointer?
@@ -25,6 +30,21 @@ final class Transaction {
         handle = txn
         self.environment = environment
         isReadOnly = readOnly
+        parent = nil
+    }
+
+    /// Begins a transaction nested in the write `parent`: committing it merges its changes into the parent, aborting
+    /// it drops them. The parent must not be used until it ends.
+    init(nestedIn parent: Transaction) throws {
+        var txn: OpaquePointer?
+        let code = mdb_txn_begin(parent.environment.handle, parent.handle, 0, &txn)
+        if code == MDB_MAP_FULL { parent.sawMapFull = true }
+        try LMDBError.check(code, "could not begin a savepoint")
+        guard let txn else { throw PersistenceError(.backend, "LMDB returned no transaction") }
+        handle = txn
+        environment = parent.environment
+        isReadOnly = false
+        self.parent = parent
     }
 
     deinit { abort() }

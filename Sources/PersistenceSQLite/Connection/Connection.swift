@@ -46,7 +46,14 @@ final class Connection {
         handle = db
     }
 
-    deinit {
+    private var isOpen = true
+
+    deinit { close() }
+
+    /// Finalizes the statements and closes the connection (once).
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
         statements.removeAll()
         sqlite3_close_v2(handle)
     }

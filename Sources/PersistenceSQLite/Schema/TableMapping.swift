@@ -6,7 +6,7 @@ import PersistenceCore
 final class TableMapping: Sendable {
     /// The fixed statements every entity has.
     enum Operation: Hashable {
-        case insert, upsert, update, selectByID, deleteByID
+        case insert, upsert, update, selectByID, selectStamp, deleteByID
     }
 
     /// The entity's position in the model; part of statement cache keys.
@@ -43,6 +43,10 @@ final class TableMapping: Sendable {
             return "UPDATE \(table) SET \(sets) WHERE \(primaryKeyColumn) = ?"
         case .selectByID:
             return "SELECT \(columns) FROM \(table) WHERE \(primaryKeyColumn) = ?"
+        case .selectStamp:
+            // One column whether or not the entity has a stamp: a row says the record exists.
+            let stamp = layout.stampIndex.map { quote(layout.names[$0]) } ?? "1"
+            return "SELECT \(stamp) FROM \(table) WHERE \(primaryKeyColumn) = ?"
         case .deleteByID:
             return "DELETE FROM \(table) WHERE \(primaryKeyColumn) = ?"
         }

@@ -130,6 +130,39 @@ public struct EdgeValues: Entity, Equatable {
     public static let indexes: [Index] = [.on("real"), .on("integer"), .on("text"), .on("blob")]
 }
 
+/// An article stamped by its modification date: an upsert older than the stored one is ignored.
+public struct Article: Entity, Equatable {
+    public var id: Int64
+    public var title: String
+    public var modifiedAt: Date?
+
+    public init(id: Int64, title: String, modifiedAt: Date?) {
+        self.id = id
+        self.title = title
+        self.modifiedAt = modifiedAt
+    }
+
+    public static let stampAttribute = "modifiedAt"
+}
+
+/// A document stamped by an increasing version number, with an index on its owner.
+public struct Revision: Entity, Equatable {
+    public var id: String
+    public var body: String
+    public var version: Int64?
+    public var ownerID: Int64
+
+    public init(id: String, body: String, version: Int64?, ownerID: Int64) {
+        self.id = id
+        self.body = body
+        self.version = version
+        self.ownerID = ownerID
+    }
+
+    public static let stampAttribute = "version"
+    public static let indexes: [Index] = [.on("ownerID")]
+}
+
 /// An entity that no conformance database includes, to prove unknown entities are refused.
 public struct Stranger: Entity, Equatable {
     public var id: Int64
@@ -138,4 +171,6 @@ public struct Stranger: Entity, Equatable {
 }
 
 /// The entities of the suite's databases.
-let conformanceEntities: [any Entity.Type] = [AllTypes.self, Person.self, Tag.self, Device.self, EdgeValues.self]
+let conformanceEntities: [any Entity.Type] = [
+    AllTypes.self, Person.self, Tag.self, Device.self, EdgeValues.self, Article.self, Revision.self,
+]

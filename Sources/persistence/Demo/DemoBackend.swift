@@ -28,12 +28,22 @@ enum DemoBackend: String, CaseIterable, Sendable {
             console.note("store: \(db.fileURL?.path ?? "(in memory)")")
             try await ShopFlow(db: db, console: console, now: Date()).run()
             try SQLiteDemo.showRawSQL(db, console: console)
+            try PerUserStoreDemo.run(in: directory, console: console) { name in
+                var builder = SQLiteBuilder(databaseName: name, model: ShopModel.current)
+                builder.directory = directory
+                return try builder.create()
+            }
             try SQLiteMigrationDemo.run(in: directory, console: console)
         case .lmdb:
             let db = try LMDBDemo.makeDatabase(in: directory, console: console)
             try await ShopFlow(db: db, console: console, now: Date()).run()
             try LMDBDemo.showEncryptionAtRest(db, console: console)
             try LMDBDemo.showWrongPassphrase(db, in: directory, console: console)
+            try PerUserStoreDemo.run(in: directory, console: console) { name in
+                var builder = LMDBBuilder(databaseName: name, passphrase: LMDBDemo.passphrase, model: ShopModel.current)
+                builder.directory = directory
+                return try builder.create()
+            }
             try LMDBMigrationDemo.run(in: directory, passphrase: LMDBDemo.passphrase, console: console)
         }
     }

@@ -23,6 +23,8 @@ struct ShopFlow<DB: Database> {
         try rollback()
         try await concurrentAsync()
         try await observation()
+        try editorCancel()
+        try reconcile()
     }
 
     /// A date `days` before ``now``.

@@ -1,0 +1,62 @@
+import Foundation
+import Synchronization
+
+/// Whether the task that awaits a transaction has been cancelled, seen from the thread that runs it.
+///
+/// The async `read` and `write` run their blocks on dispatch queues, outside any task, so a block can't ask
+/// `Task.isCancelled`. The transaction runner makes one flag per call, sets it from the task's cancellation
+/// handler and makes it the running thread's ``current`` flag while the block runs; backends check it before a
+/// write commits, and long loops (iteration, batches, reconcile, verification, migrations) check it between records.
+package final class CancellationFlag: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+
+    package init() {}
+
+    /// Whether the awaiting task was cancelled.
+    package var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Marks the awaiting task cancelled.
+    package func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// The flag of the async call the calling thread is working for, or `nil` (synchronous calls can't be
+    /// cancelled).
+    package static var current: CancellationFlag? {
+        guard let pointer = pthread_getspecific(currentFlagKey) else { return nil }
+        return Unmanaged<CancellationFlag>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Throws `CancellationError` when the calling thread works for a cancelled task.
+    @inline(__always)
+    package static func checkCurrent() throws {
+        if let current, current.isCancelled { throw CancellationError() }
+    }
+
+    /// Runs `body` with `flag` as the calling thread's ``current`` flag.
+    package static func withCurrent<R>(_ flag: CancellationFlag, _ body: () throws -> R) rethrows -> R {
+        let previous = pthread_getspecific(currentFlagKey)
+        pthread_setspecific(currentFlagKey, Unmanaged.passUnretained(flag).toOpaque())
+        defer { pthread_setspecific(currentFlagKey, previous) }
+        return try withExtendedLifetime(flag) { try body() }
+    }
+}
+
+/// The thread-local slot of ``CancellationFlag/current``.
+private let currentFlagKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
+
+extension DatabaseContext {
+    /// Whether the task awaiting this transaction (through the async `read` or `write`) has been cancelled; always
+    /// `false` in a synchronous call.
+    public var isCancelled: Bool { CancellationFlag.current?.isCancelled ?? false }
+
+    /// Throws `CancellationError` when the task awaiting this transaction has been cancelled: call it between steps
+    /// of long work in a block. A write that throws it is rolled back like any other.
+    ///
+    /// The library's own long operations — ``forEach(_:query:_:)``, batch `create` and `upsert`, `reconcile`,
+    /// deleting by condition — already check between records, and a write checks once more just before it
+    /// commits: a cancelled write never commits, and a write that committed is never reported as cancelled.
+    public func checkCancellation() throws { try CancellationFlag.checkCurrent() }
+}

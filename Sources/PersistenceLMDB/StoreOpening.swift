@@ -236,6 +236,8 @@ struct StoreOpening {
             defer { migration.close() }
             do {
                 try block(migration, version)
+            } catch let cancellation as CancellationError {
+                throw cancellation
             } catch {
                 throw Self.blockFailed(error, from: version, to: builder.schemaVersion)
             }

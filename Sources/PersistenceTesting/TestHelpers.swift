@@ -1,5 +1,6 @@
 public import Foundation
 public import PersistenceCore
+import Synchronization
 public import Testing
 
 /// Runs `body` with a fresh temporary directory, removed when it returns or throws.
@@ -40,4 +41,25 @@ public func expectError<R>(
         Issue.record("expected a PersistenceError .\(code), got \(error)", sourceLocation: sourceLocation)
     }
     return nil
+}
+
+/// Cancels a task once it is known, from any thread — for code (a progress handler, a transaction block) that runs
+/// inside the task's work and wants to cancel it midway.
+public final class TaskCanceller: Sendable {
+    private let task = Mutex<Task<Void, any Error>?>(nil)
+    private let requested = Mutex(false)
+
+    public init() {}
+
+    /// Hands over the task to cancel; cancels it at once when ``cancel()`` came first.
+    public func set(_ task: Task<Void, any Error>) {
+        self.task.withLock { $0 = task }
+        if requested.withLock({ $0 }) { task.cancel() }
+    }
+
+    /// Cancels the task (as soon as it has been handed over).
+    public func cancel() {
+        requested.withLock { $0 = true }
+        task.withLock { $0 }?.cancel()
+    }
 }

@@ -104,6 +104,37 @@ struct MapGrowthTests {
         }
     }
 
+    @Test func aSavepointThatFillsTheMapFailsItsWholeWrite() throws {
+        try withTemporaryDirectory { directory in
+            let db = try smallStore(directory)
+            try db.create(Small(id: 0, value: 0))
+            let note = Mutex<PersistenceError.Code?>(nil)
+            expectError(.storageFull) {
+                try db.write { context in
+                    try context.create(Small(id: -1, value: 1))
+                    do {
+                        // A nested transaction that fills the map can't be rolled back alone: the write can't commit.
+                        try context.savepoint {
+                            for id in 1...200_000 { try context.create(Small(id: Int64(id), value: 0)) }
+                        }
+                    } catch let error as PersistenceError {
+                        note.withLock { $0 = error.code }
+                    }
+                }
+            }
+            #expect(note.withLock { $0 } == .storageFull)
+            #expect(try db.count(Small.self) == 1)
+            // The map has grown: the same write fits now, savepoint and all.
+            try db.write { context in
+                try context.create(Small(id: -1, value: 1))
+                try context.savepoint {
+                    for id in 1...20_000 { try context.create(Small(id: Int64(id), value: 0)) }
+                }
+            }
+            #expect(try db.count(Small.self) == 20_002)
+        }
+    }
+
     @Test func growsTheMapAheadOfNeedBetweenWrites() throws {
         try withTemporaryDirectory { directory in
             let db = try smallStore(directory)

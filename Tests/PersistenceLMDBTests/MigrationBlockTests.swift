@@ -369,6 +369,32 @@ enum PeopleV3 {
         ["id": .integer(id), "name": "New \(id)", "age": "1", "street": "New St", "number": 1]
     }
 
+    @Test func cancellingAnAsyncOpenRollsTheMigrationBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seedV1(directory, count: 2_500)
+        let canceller = TaskCanceller()
+        let calls = Mutex(0)
+        var cancelled = builder(directory, PeopleV3.model) { migration, version in
+            calls.withLock { $0 += 1 }
+            try PeopleV3.migration(migration, version)
+        }
+        cancelled.migrationProgress = { progress in
+            if progress.completed >= 1000 { canceller.cancel() }
+        }
+        let opening = Task { _ = try await cancelled.open() }
+        canceller.set(opening)
+        await #expect(throws: CancellationError.self) { try await opening.value }
+        #expect(calls.withLock { $0 } == 1)
+        // The store is still at version 1: the migration runs again, whole, on the next open.
+        let db = try builder(directory, PeopleV3.model, block: PeopleV3.migration).create()
+        #expect(calls.withLock { $0 } == 1)
+        #expect(try db.count(PeopleV3.Person.self) == 2_500)
+        #expect(try db.recover(PeopleV3.Person.self, id: 1)?.lastName == "Lovelace1")
+        #expect(try await db.verify().isSound)
+    }
+
     @Test func progressIsReportedPerEntity() throws {
         try withTemporaryDirectory { directory in
             try seedV1(directory, count: 2_500)

@@ -124,3 +124,18 @@ public protocol DatabaseBuilder: Sendable {
     ///   needs a migration or can't be opened.
     func create() throws -> Database
 }
+
+extension DatabaseBuilder {
+    /// Opens (creating when needed) the database as ``create()`` does, on a thread off the cooperative pool — the
+    /// way to open a store that may migrate at start-up from async code.
+    ///
+    /// A migration checks for cancellation between records: cancelling the task rolls the migration back whole,
+    /// leaves the store at its old version, and throws `CancellationError`.
+    ///
+    /// ```swift
+    /// let db = try await builder.open()
+    /// ```
+    public func open() async throws -> Database {
+        try await TransactionRunner.run { try create() }
+    }
+}

@@ -29,6 +29,17 @@ package struct TransactionRunner: Sendable {
     private func run<R: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> R) async throws
         -> R
     {
+        try await Self.run(on: queue, work)
+    }
+
+    /// Runs `work` on a global queue, cancellable as a transaction is (opening a store that migrates, say).
+    package static func run<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+        try await run(on: .global(qos: .userInitiated), work)
+    }
+
+    private static func run<R: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> R)
+        async throws -> R
+    {
         try Task.checkCancellation()
         let flag = CancellationFlag()
         return try await withTaskCancellationHandler {

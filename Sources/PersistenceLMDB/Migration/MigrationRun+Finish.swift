@@ -98,7 +98,7 @@ extension MigrationRun {
         for index in rebuilt { try transaction.empty(index.dbi) }
         let total = try transaction.count(store.dbi)
         var completed = 0
-        report(pass, .rewriting, 0, total)
+        try report(pass, .rewriting, 0, total)
         try transaction.forEach(store.dbi) { keyBytes, stored in
             let key = Data(keyBytes)
             let (old, decoded) = try values(of: stored, key: keyBytes, in: pass)
@@ -119,10 +119,10 @@ extension MigrationRun {
                 }
             }
             completed += 1
-            report(pass, .rewriting, completed, total)
+            try report(pass, .rewriting, completed, total)
             return true
         }
-        if completed != total { report(pass, .rewriting, completed, completed) }
+        if completed != total { try report(pass, .rewriting, completed, completed) }
         pass.form = .new
     }
 

@@ -157,7 +157,10 @@ final class MigrationRun {
     }
 
     /// Reports progress every 1,000 records, and at the start and end of a pass.
-    func report(_ pass: EntityPass, _ stage: MigrationProgress.Stage, _ completed: Int, _ total: Int) {
+    /// Between records, also stops when the task awaiting an async `open()` was cancelled (the migration then rolls
+    /// back whole).
+    func report(_ pass: EntityPass, _ stage: MigrationProgress.Stage, _ completed: Int, _ total: Int) throws {
+        try CancellationFlag.checkCurrent()
         guard let progress, completed == 0 || completed == total || completed % 1000 == 0 else { return }
         progress(MigrationProgress(entity: pass.name, stage: stage, completed: completed, total: total))
     }
@@ -181,7 +184,7 @@ final class MigrationRun {
         let target: Form = pass.new == nil ? .old : (pass.form == .old ? .working : pass.form)
         let total = try transaction.count(pass.store.dbi)
         var completed = 0
-        report(pass, .enumerating, 0, total)
+        try report(pass, .enumerating, 0, total)
         try transaction.forEach(pass.store.dbi) { keyBytes, stored in
             let key = Data(keyBytes)
             guard !pass.createdDuringEnumeration.contains(key) else { return true }
@@ -196,10 +199,10 @@ final class MigrationRun {
                 if target != pass.form, let new { try put(new: new, old: old, key: key, in: pass, form: target) }
             }
             completed += 1
-            report(pass, .enumerating, completed, total)
+            try report(pass, .enumerating, completed, total)
             return true
         }
-        if completed != total { report(pass, .enumerating, completed, completed) }
+        if completed != total { try report(pass, .enumerating, completed, completed) }
         pass.form = target
     }
 

@@ -76,6 +76,8 @@ struct LMDBVerifier {
         let entity = layout.entity.name
         let keyType = layout.types[layout.primaryKeyIndex]
         try transaction.forEach(store.dbi) { key, stored in
+            // An async verify() whose task is cancelled stops between records.
+            try CancellationFlag.checkCurrent()
             report.recordsChecked += 1
             let keyData = Data(key)
             let keyText = Self.keyText(keyData, keyType)
@@ -164,6 +166,7 @@ struct LMDBVerifier {
         let keyType = layout.types[layout.primaryKeyIndex]
         let maximumKeySize = transaction.environment.maximumKeySize
         try transaction.forEach(index.dbi) { indexKey, recordKey in
+            try CancellationFlag.checkCurrent()
             report.indexEntriesChecked += 1
             let key = Data(recordKey)
             let keyText = Self.keyText(key, keyType)

@@ -84,6 +84,8 @@ final class SQLiteMigration {
                 steps.append(try SQLiteMigrationStep(connection: connection, plan: plan, progress: progress).run())
             } catch let error as PersistenceError where [.migrationFailed, .storageFull].contains(error.code) {
                 throw error
+            } catch let cancellation as CancellationError {
+                throw cancellation
             } catch {
                 throw PersistenceError(
                     .migrationFailed,

@@ -126,6 +126,8 @@ final class SQLiteMigrationStep {
                 "migration step \(plan.fromVersion) → \(plan.toVersion) failed in \(what): \(error.message)",
                 nativeCode: error.nativeCode, nativeMessage: error.nativeMessage,
                 underlyingError: error.underlyingError ?? error)
+        } catch let cancellation as CancellationError {
+            throw cancellation
         } catch {
             throw PersistenceError(
                 .migrationFailed,
@@ -199,6 +201,8 @@ final class SQLiteMigrationStep {
         var record = Record(layout: source)
         var completed = 0
         while try statement.step() {
+            // A cancelled async open() stops between records; the migration's transaction rolls back.
+            try CancellationFlag.checkCurrent()
             statement.readRow(into: &record.values)
             try body(record)
             completed += 1

@@ -48,7 +48,11 @@ struct SQLiteVerifier {
     ) throws {
         let statement = try Statement(db: connection.handle, sql: sql, persistent: false)
         try statement.bind(arguments)
-        while try statement.step() { try body(statement) }
+        while try statement.step() {
+            // An async verify() whose task is cancelled stops between rows.
+            try CancellationFlag.checkCurrent()
+            try body(statement)
+        }
     }
 
     // MARK: - The engine

@@ -368,6 +368,29 @@ struct MappingModelTests {
         }
     }
 
+    @Test func cancellingAnAsyncOpenRollsTheMigrationBack() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try seed(directory, people: 2500)
+        let canceller = TaskCanceller()
+        var cancelled = builder(directory, Self.everything())
+        cancelled.migrationProgress = { progress in
+            if progress.completed >= 1000 { canceller.cancel() }
+        }
+        let opening = Task { _ = try await cancelled.open() }
+        canceller.set(opening)
+        await #expect(throws: CancellationError.self) { try await opening.value }
+        // Nothing of it stayed: the next open migrates from version 1, all of it.
+        let db = try builder(directory, Self.everything()).create()
+        #expect(db.migrationReport?.fromVersion == 1)
+        #expect(try db.count(Person2.self) == 2500)
+        // An async open that isn't cancelled opens the migrated store.
+        try db.close()
+        let reopened = try await builder(directory, Self.everything()).open()
+        #expect(try reopened.count(Person2.self) == 2500)
+    }
+
     @Test func progressNamesTheStepTheEntityAndTheRecords() throws {
         try withTemporaryDirectory { directory in
             try seed(directory, people: 2500)

@@ -8,8 +8,10 @@ struct Compare: ParsableCommand {
         abstract: "Time Persistence against the raw SQLite and LMDB C APIs and GRDB, side by side, in one run.",
         discussion: """
             Workloads: S1–S7 (SQLite: raw C, ours, GRDB), S8 (SQLite: a mapping-model migration of N records, \
-            ours against the table rebuild written in C), L1, L4, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
-            ours plain), K (opening a store), M (memory while iterating a large store), M2 (migrating an encrypted \
+            ours against the table rebuild written in C), R1 (reconciling N stored records with a snapshot: 10 % \
+            changed, 5 % gone, 1 % new; ours on SQLite against the C API, ours on LMDB for information), L1, L4, \
+            L6 (LMDB: raw, raw + AES-GCM, ours encrypted, ours plain), K (opening a store), M (memory while \
+            iterating a large store), M2 (migrating an encrypted \
             store: a renamed attribute, an added one with a default), O1 (what 100 observers of another entity \
             cost a commit, SQLite and LMDB), O2 (from a commit to its observer's value). Every result is verified; \
             a wrong one exits non-zero. A missed target is reported, not fatal.

@@ -7,7 +7,9 @@ import Workloads
 /// same three phases: before the copy of the rows, the copy, and the rest (index build and commit). O1 rows add
 /// `commits`, `observers`, `ratio_vs_unobserved` (of the totals), `commit_median_s` and `commit_ratio_vs_unobserved`;
 /// O2 rows `commits` (every run's), `p99_s` (`median_s` is the median latency from the start of the write),
-/// `after_return_median_s`, `after_return_p99_s` and `write_median_s`.
+/// `after_return_median_s`, `after_return_p99_s` and `write_median_s`. R1 rows add `rows` (stored before the
+/// reconcile), `incoming`, and the counts every implementation returned: `inserted`, `updated`, `unchanged`,
+/// `deleted`.
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -31,6 +33,13 @@ enum JSONReport {
                 ]
             } else if let records = row.records {
                 fields.append("\"rows\": \(records)")
+            }
+            if let figures = row.reconcile {
+                fields += [
+                    "\"incoming\": \(figures.incoming)", "\"inserted\": \(figures.inserted)",
+                    "\"updated\": \(figures.updated)", "\"unchanged\": \(figures.unchanged)",
+                    "\"deleted\": \(figures.deleted)",
+                ]
             }
             if let cost = row.commitCost {
                 fields += [

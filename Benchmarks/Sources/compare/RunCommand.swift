@@ -9,7 +9,7 @@ struct RunCommand: ParsableCommand {
         abstract: "Run the workloads (the default command)."
     )
 
-    @Option(help: "N: records per workload (S8 migrates N records too).")
+    @Option(help: "N: records per workload (S8 migrates N records too, R1 reconciles N).")
     var n = 100_000
 
     @Option(help: "Random point lookups in S3 and L4.")
@@ -27,7 +27,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
     var commits = 1000
 
-    @Option(help: "Comma-separated workload ids to run (S1–S8, L1, L4, L6, K, M, M2, O1, O2); all when omitted.")
+    @Option(help: "Comma-separated workload ids to run (S1–S8, R1, L1, L4, L6, K, M, M2, O1, O2); all when omitted.")
     var only: String?
 
     @Option(help: "Where to write the results as JSON.")
@@ -70,6 +70,8 @@ struct RunCommand: ParsableCommand {
                 rows += try harness.measure(workload, dataset: dataset)
             } else if id == .s8 {
                 rows += try MappingMigrationHarness(rows: n, runs: runs, scratch: scratch).measure()
+            } else if id == .r1 {
+                rows += try ReconcileHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .m, memoryRows > 0 {
                 rows += try MemoryHarness(rows: memoryRows, scratch: scratch).measure()
             } else if id == .m2, migrationRows > 0 {

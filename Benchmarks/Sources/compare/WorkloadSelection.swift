@@ -12,6 +12,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case s6 = "S6"
     case s7 = "S7"
     case s8 = "S8"
+    case r1 = "R1"
     case l1 = "L1"
     case l4 = "L4"
     case l6 = "L6"
@@ -29,7 +30,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
 }
 
-/// Parses `--only S1,S8,L4,K,M,M2,O1`.
+/// Parses `--only S1,S8,R1,L4,K,M,M2,O1`.
 func parseSelection(_ text: String?) throws -> [WorkloadID] {
     guard let text, !text.isEmpty else { return WorkloadID.allCases }
     var selected = Set<WorkloadID>()

@@ -1,4 +1,5 @@
 public import Foundation
+public import PersistenceCore
 import PersistenceLMDB
 
 /// Persistence's LMDB backend, as the README shows it.
@@ -29,6 +30,11 @@ public class OursLMDBSubject {
 
     public func scan() throws -> [Person] {
         try db.read { context in try context.recover(Person.self, query: Query()) }
+    }
+
+    /// R1: `reconcile` in one write, over every stored `Person` (no scope).
+    public func reconcile(with incoming: [Person]) throws -> ChangeCounts {
+        try db.write { context in try context.reconcile(Person.self, with: incoming) }
     }
 
     public func removeAll() throws {

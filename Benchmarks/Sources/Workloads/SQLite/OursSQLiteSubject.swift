@@ -1,4 +1,5 @@
 public import Foundation
+public import PersistenceCore
 import PersistenceSQLite
 
 /// Persistence's SQLite backend, used as the README shows: a builder with defaults (WAL, `synchronous = FULL`),
@@ -50,6 +51,11 @@ public final class OursSQLiteSubject: SQLiteSubject {
             for id in ids where try context.delete(Person.self, id: id) { deleted += 1 }
             return deleted
         }
+    }
+
+    /// R1: `reconcile` in one write, over every stored `Person` (no scope).
+    public func reconcile(with incoming: [Person]) throws -> ChangeCounts {
+        try db.write { context in try context.reconcile(Person.self, with: incoming) }
     }
 
     public func insertEach(_ records: [Person]) throws {

@@ -1,4 +1,5 @@
 public import Foundation
+public import PersistenceCore
 import RawSQLite
 
 /// The floor: the SQLite C API on one connection, with the same schema and durability as the library's store.
@@ -87,16 +88,7 @@ public final class RawSQLiteSubject: SQLiteSubject {
     public func update(_ records: [Person]) throws {
         try transaction(writing: true) {
             let statement = try updateStatement.get()
-            for person in records {
-                try connection.bind(person.name, at: 1, statement)
-                try connection.bind(person.email, at: 2, statement)
-                try connection.bind(Int64(person.age), at: 3, statement)
-                try connection.bind(person.score, at: 4, statement)
-                try connection.bind(person.bio, at: 5, statement)
-                try connection.bind(person.id, at: 6, statement)
-                _ = try connection.step(statement)
-                sqlite3_reset(statement)
-            }
+            for person in records { try update(person, statement) }
         }
     }
 
@@ -125,6 +117,61 @@ public final class RawSQLiteSubject: SQLiteSubject {
         try transaction(writing: true) { try connection.execute(#"DELETE FROM "Person""#) }
     }
 
+    /// R1: makes the stored records equal to `incoming`, matched by id, in one transaction, as a careful C
+    /// programmer would: the incoming records' positions in a dictionary keyed by id, one pass over every stored
+    /// row (each decoded and compared with its incoming record, or noted for deletion), then a prepared `DELETE`
+    /// per missing id, an `UPDATE` per changed record and an `INSERT` per new one — the order the library uses.
+    /// - Throws: ``RawSQLiteError`` when an id appears twice in `incoming` (nothing changes) or SQLite fails.
+    public func reconcile(with incoming: [Person]) throws -> ChangeCounts {
+        try transaction(writing: true) {
+            var positions: [Int64: Int] = [:]
+            positions.reserveCapacity(incoming.count)
+            for (index, person) in incoming.enumerated() where positions.updateValue(index, forKey: person.id) != nil {
+                throw RawSQLiteError(
+                    code: SQLITE_CONSTRAINT, message: "id \(person.id) appears twice", context: "reconcile")
+            }
+            var counts = ChangeCounts()
+            var matched = [Bool](repeating: false, count: incoming.count)
+            var changed: [Int] = []
+            var missing: [Int64] = []
+            let select = try selectAllStatement.get()
+            do {
+                defer { sqlite3_reset(select) }
+                while try connection.step(select) {
+                    let stored = Self.person(select)
+                    guard let index = positions[stored.id] else {
+                        missing.append(stored.id)
+                        continue
+                    }
+                    matched[index] = true
+                    if incoming[index] == stored {
+                        counts.unchanged += 1
+                    } else {
+                        changed.append(index)
+                    }
+                }
+            }
+            let deleting = try deleteStatement.get()
+            for id in missing {
+                try connection.bind(id, at: 1, deleting)
+                _ = try connection.step(deleting)
+                sqlite3_reset(deleting)
+                counts.deleted += Int(sqlite3_changes(connection.handle))
+            }
+            let updating = try updateStatement.get()
+            for index in changed {
+                try update(incoming[index], updating)
+                counts.updated += Int(sqlite3_changes(connection.handle))
+            }
+            let inserting = try insertStatement.get()
+            for index in incoming.indices where !matched[index] {
+                try insert(incoming[index], inserting)
+                counts.inserted += 1
+            }
+            return counts
+        }
+    }
+
     /// Streams every record through `body` without keeping them (the memory workload's reference).
     func forEach(_ body: (Person) -> Void) throws {
         try transaction(writing: false) {
@@ -150,6 +197,18 @@ public final class RawSQLiteSubject: SQLiteSubject {
         try connection.bind(Int64(person.age), at: 4, statement)
         try connection.bind(person.score, at: 5, statement)
         try connection.bind(person.bio, at: 6, statement)
+        _ = try connection.step(statement)
+        sqlite3_reset(statement)
+    }
+
+    @inline(__always)
+    private func update(_ person: Person, _ statement: OpaquePointer) throws {
+        try connection.bind(person.name, at: 1, statement)
+        try connection.bind(person.email, at: 2, statement)
+        try connection.bind(Int64(person.age), at: 3, statement)
+        try connection.bind(person.score, at: 4, statement)
+        try connection.bind(person.bio, at: 5, statement)
+        try connection.bind(person.id, at: 6, statement)
         _ = try connection.step(statement)
         sqlite3_reset(statement)
     }

@@ -73,10 +73,13 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     /// `PersistenceError/Code/closed`; closing again does nothing.
     /// - Throws: `PersistenceError/Code/nestedTransaction` when called inside one of this database's transactions.
     public func close() throws {
-        guard readers?.readDepth.value ?? 0 == 0 else {
-            throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own read transaction")
+        guard readers?.readDepth.value ?? 0 == 0, !writer.isHeldByCurrentThread else {
+            throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own transaction")
         }
-        try writer.close { readers?.close() }
+        // Readers first, outside the writer lock: a read under way may start a write before it ends. The writer,
+        // closing last, checkpoints the WAL and removes the -wal and -shm files.
+        readers?.close()
+        try writer.close()
         registration?.end()
     }
 

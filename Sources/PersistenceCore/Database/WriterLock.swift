@@ -11,6 +11,9 @@ package final class WriterLock: Sendable {
 
     package init() {}
 
+    /// Whether the calling thread holds the lock (is inside a write).
+    package var isHeldByCurrentThread: Bool { owner.load(ordering: .acquiring) == currentThreadID() }
+
     /// Runs `body` while holding the lock.
     /// - Throws: ``PersistenceError/Code/nestedTransaction`` when the calling thread already holds it.
     package func withLock<R>(_ body: () throws -> R) throws -> R {

@@ -32,8 +32,10 @@ final class Environment: @unchecked Sendable {
     /// How many databases (and openings under way) use the environment; read and written only under
     /// ``EnvironmentRegistry``'s lock.
     var users = 0
-    /// Set once the handle is closed (``close()``): transactions then throw `closed`.
+    /// Set when ``close()`` begins: new transactions then throw `closed`.
     private let isClosed = Atomic<Bool>(false)
+    /// Set once `mdb_env_close` has run.
+    private let isHandleClosed = Atomic<Bool>(false)
     /// The nonce counter after the last write of this process that sealed values, committed or not: a rolled-back
     /// write's nonces are never handed out again (its pages may have reached the file).
     private let nonceHighWater = Atomic<UInt64>(0)
@@ -84,21 +86,24 @@ final class Environment: @unchecked Sendable {
     }
 
     deinit {
-        if !isClosed.load(ordering: .acquiring) { mdb_env_close(handle) }
+        if !isHandleClosed.load(ordering: .acquiring) { mdb_env_close(handle) }
     }
 
-    /// Waits for every transaction of the environment to end, then closes the handle; later transactions throw
-    /// `closed`. Only ``EnvironmentRegistry`` calls it, for the last user.
+    /// Refuses new transactions, waits for those under way to end, then closes the handle; later transactions
+    /// throw `closed`. Only ``EnvironmentRegistry`` calls it, for the last user.
+    ///
+    /// New transactions are refused first, so a read under way that starts a write gets `closed` instead of waiting
+    /// for this close while it waits for the read.
     /// - Throws: `nestedTransaction` inside one of the environment's transactions on this thread.
     func close() throws {
-        guard readDepth.value == 0 else {
-            throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own read transaction")
+        guard readDepth.value == 0, !writer.isHeldByCurrentThread else {
+            throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own transaction")
         }
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try writer.withLock {
             growth.withExclusive {
-                guard !isClosed.load(ordering: .acquiring) else { return }
                 mdb_env_close(handle)
-                isClosed.store(true, ordering: .releasing)
+                isHandleClosed.store(true, ordering: .releasing)
             }
         }
     }
@@ -303,7 +308,7 @@ final class Environment: @unchecked Sendable {
 
     /// The map's current size in bytes; 0 once closed.
     var mapSize: Int {
-        growth.withShared { isClosed.load(ordering: .acquiring) ? 0 : currentMapSize }
+        growth.withShared { isHandleClosed.load(ordering: .acquiring) ? 0 : currentMapSize }
     }
 
     /// The map's size, for callers holding the growth lock.

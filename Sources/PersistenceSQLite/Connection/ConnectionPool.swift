@@ -29,15 +29,15 @@ final class WriterConnection: @unchecked Sendable {
         }
     }
 
-    /// Waits for the write under way, runs `beforeClosing` (the readers close first, so that the writer, closing
-    /// last, checkpoints the WAL and removes the `-wal` and `-shm` files), then closes the connection.
+    /// Whether the calling thread is inside a write.
+    var isHeldByCurrentThread: Bool { lock.isHeldByCurrentThread }
+
+    /// Waits for the write under way, then closes the connection.
     /// - Throws: `PersistenceError.Code.nestedTransaction` inside a write on this thread.
-    func close(beforeClosing: () -> Void) throws {
+    func close() throws {
         try lock.withLock {
-            guard let connection else { return }
-            beforeClosing()
-            connection.close()
-            self.connection = nil
+            connection?.close()
+            connection = nil
         }
     }
 }

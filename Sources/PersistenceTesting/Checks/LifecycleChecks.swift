@@ -108,6 +108,23 @@ enum LifecycleChecks {
         }
         try await withDatabase(backend, directory, conformanceEntities) { db throws in
             #expect(try db.count(Person.self) == 2)
+            // A read under way that starts a write while the database closes: the write either runs or is refused
+            // with `closed` — never a deadlock between the read and the close.
+            let reading = CancellationChecks.Signal()
+            async let readThenWrite = db.read { _ -> PersistenceError.Code? in
+                reading.raise()
+                usleep(200_000)
+                do {
+                    try db.create(Person(id: 3, name: "Cy"))
+                    return nil
+                } catch let error as PersistenceError {
+                    return error.code
+                }
+            }
+            await reading.wait()
+            try db.close()
+            let code = try await readThenWrite
+            #expect(code == nil || code == .closed, "\(String(describing: code))")
         }
     }
 

@@ -6,7 +6,7 @@ import PersistenceCore
 final class TableMapping: Sendable {
     /// The fixed statements every entity has.
     enum Operation: Hashable {
-        case insert, upsert, update, selectByID, selectStamp, deleteByID
+        case insert, update, selectByID, selectStamp, deleteByID
     }
 
     /// The entity's position in the model; part of statement cache keys.
@@ -32,11 +32,6 @@ final class TableMapping: Sendable {
         switch operation {
         case .insert:
             return "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders))"
-        case .upsert:
-            let updates = nonKeyColumns.map { "\($0) = excluded.\($0)" }
-            let action = updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")
-            return "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders)) "
-                + "ON CONFLICT(\(primaryKeyColumn)) DO \(action)"
         case .update:
             // Every column, key included, so the bound values are the record's in layout order plus the key.
             let sets = layout.names.map { "\(quote($0)) = ?" }.joined(separator: ", ")
@@ -50,10 +45,6 @@ final class TableMapping: Sendable {
         case .deleteByID:
             return "DELETE FROM \(table) WHERE \(primaryKeyColumn) = ?"
         }
-    }
-
-    private var nonKeyColumns: [String] {
-        layout.names.enumerated().filter { $0.offset != layout.primaryKeyIndex }.map { quote($0.element) }
     }
 
     /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.

@@ -236,7 +236,9 @@ struct StoreOpening {
             defer { migration.close() }
             do {
                 try block(migration, version)
-            } catch let cancellation as CancellationError {
+            } catch let cancellation as CancellationError where CancellationFlag.current?.isCancelled == true {
+                // The awaiting task was cancelled: not a failure of the migration code (which, throwing
+                // CancellationError of its own accord, still fails as migrationFailed).
                 throw cancellation
             } catch {
                 throw Self.blockFailed(error, from: version, to: builder.schemaVersion)

@@ -84,7 +84,9 @@ final class SQLiteMigration {
                 steps.append(try SQLiteMigrationStep(connection: connection, plan: plan, progress: progress).run())
             } catch let error as PersistenceError where [.migrationFailed, .storageFull].contains(error.code) {
                 throw error
-            } catch let cancellation as CancellationError {
+            } catch let cancellation as CancellationError where CancellationFlag.current?.isCancelled == true {
+                // The awaiting task was cancelled: not a failure of the migration code (which, throwing
+                // CancellationError of its own accord, still fails as migrationFailed).
                 throw cancellation
             } catch {
                 throw PersistenceError(

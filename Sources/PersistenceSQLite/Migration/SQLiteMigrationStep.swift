@@ -126,7 +126,9 @@ final class SQLiteMigrationStep {
                 "migration step \(plan.fromVersion) → \(plan.toVersion) failed in \(what): \(error.message)",
                 nativeCode: error.nativeCode, nativeMessage: error.nativeMessage,
                 underlyingError: error.underlyingError ?? error)
-        } catch let cancellation as CancellationError {
+        } catch let cancellation as CancellationError where CancellationFlag.current?.isCancelled == true {
+            // The awaiting task was cancelled: not a failure of the migration code (which, throwing
+            // CancellationError of its own accord, still fails as migrationFailed).
             throw cancellation
         } catch {
             throw PersistenceError(

@@ -189,6 +189,15 @@ public struct LMDBBuilder: DatabaseBuilder {
         }
     }
 
+    /// Deletes this builder's store — `<directory>/<databaseName>.lmdb` and its `-lock` file — as
+    /// ``LMDBDatabase/deleteStore(named:in:)`` does: refused with `storeInUse` while a database of this process has it
+    /// open.
+    /// - Returns: Whether there was anything to delete.
+    @discardableResult
+    public func deleteStore() throws -> Bool {
+        try LMDBDatabase.deleteStore(named: databaseName, in: directory)
+    }
+
     /// Runs the migration ``create()`` would run on the store — the ``migrationBlock`` included, with its side
     /// effects — and rolls it back: the store is left as it was. Use it before shipping a new schema version, on a
     /// copy of real data, to learn whether the migration succeeds, what it changes and how long it takes.

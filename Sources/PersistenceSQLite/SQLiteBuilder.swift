@@ -142,6 +142,16 @@ public struct SQLiteBuilder: DatabaseBuilder {
         store.deletingPathExtension().appendingPathExtension("v\(version).sqlite-backup")
     }
 
+    /// Deletes this builder's store — `<directory>/<databaseName>.sqlite` with its `-wal`, `-shm`, `-journal` and
+    /// migration backups — as ``SQLiteDatabase/deleteStore(named:in:)`` does: refused with `storeInUse` while a
+    /// database of this process has it open. An in-memory builder has no files: `false`.
+    /// - Returns: Whether there was anything to delete.
+    @discardableResult
+    public func deleteStore() throws -> Bool {
+        guard !inMemory else { return false }
+        return try SQLiteDatabase.deleteStore(named: databaseName, in: directory)
+    }
+
     /// Runs the migration ``create()`` would run on the store — every step, mapping code included, with its side
     /// effects — and rolls it back: the store is left as it was, and no backup is made. Use it before shipping a
     /// new model version, on a copy of real data, to learn whether each step succeeds, whether it is inferred or

@@ -103,9 +103,12 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         let key = values[layout.primaryKeyIndex]
         let lookup = try connection.statement(.table(mapping.index, .selectStamp)) { mapping.sql(.selectStamp) }
         trace(mapping.sql(.selectStamp), mapping)
-        try lookup.bind(key, at: 1)
-        let stored: Value? = try lookup.step() ? lookup.column(0) : nil
-        lookup.reset()
+        let stored: Value?
+        do {
+            defer { lookup.reset() }
+            try lookup.bind(key, at: 1)
+            stored = try lookup.step() ? lookup.column(0) : nil
+        }
         guard let stored else {
             try write(values, .insert, mapping)
             recorder?.record(.insert, layout, key: key)

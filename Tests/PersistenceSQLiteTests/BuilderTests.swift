@@ -17,6 +17,26 @@ struct BuilderTests {
         }
     }
 
+    @Test func deletesItsStoreWithCompanionsAndBackups() throws {
+        try withTemporaryDirectory { directory in
+            let notes = builder(directory)
+            let db = try notes.create()
+            try db.create(Note(id: 1, title: "kept"))
+            expectError(.storeInUse) { try notes.deleteStore() }
+            try builder(directory, name: "Other").create().close()
+            // A migration backup of this store, and one of a store whose name merely starts alike.
+            try Data("backup".utf8).write(to: directory.appendingPathComponent("Notes.v1.sqlite-backup"))
+            try Data("backup".utf8).write(to: directory.appendingPathComponent("Notes.vx.sqlite-backup"))
+            try db.close()
+            #expect(try notes.deleteStore())
+            #expect(try contents(of: directory) == ["Notes.vx.sqlite-backup", "Other.sqlite"])
+            #expect(try SQLiteDatabase.storeNames(in: directory) == ["Other"])
+            var memory = notes
+            memory.inMemory = true
+            #expect(try !memory.deleteStore())
+        }
+    }
+
     @Test func refusesMissingAndUnusableDirectories() throws {
         try withTemporaryDirectory { directory in
             var missing = builder(directory)

@@ -69,7 +69,7 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// that only increases) — or `""` (the default) for none.
     ///
     /// With a stamp, ``DatabaseContext/upsert(_:)-(E)`` (and batch upserts and
-    /// ``DatabaseContext/reconcile(_:with:in:)``) keeps a stored record whose stamp is as new as the incoming one or
+    /// ``DatabaseContext/reconcile(_:with:where:)``) keeps a stored record whose stamp is as new as the incoming one or
     /// newer and reports ``UpsertOutcome/ignoredAsStale``: data that arrives late from a server or another device
     /// never overwrites fresher data. An incoming `nil` stamp replaces the record but keeps the stored stamp; a
     /// stored `nil` stamp is older than any. `create` and `update` are explicit and ignore stamps. Like defaults, the

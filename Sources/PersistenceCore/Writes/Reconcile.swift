@@ -1,4 +1,4 @@
-/// Record access below entity values, for backends that can offer it: ``DatabaseContext/reconcile(_:with:in:)``
+/// Record access below entity values, for backends that can offer it: ``DatabaseContext/reconcile(_:with:where:)``
 /// then compares stored records by their values, without decoding each into an entity and encoding it again.
 package protocol RecordValueAccess {
     /// Calls `body` with the values (in layout order) of each record of `type` matching `condition` (all when
@@ -27,7 +27,7 @@ extension DatabaseContext {
     ///
     /// ```swift
     /// let counts = try db.write { context in
-    ///     try context.reconcile(Message.self, with: fetched, in: Field("threadID") == thread.id)
+    ///     try context.reconcile(Message.self, with: fetched, where: Field("threadID") == thread.id)
     /// }
     /// print(counts)   // inserted 3, updated 1, unchanged 96, ignored as stale 0, deleted 2
     /// ```
@@ -35,12 +35,12 @@ extension DatabaseContext {
     /// - Parameters:
     ///   - type: The entity type.
     ///   - incoming: Every record the scope should hold; a primary key may appear once.
-    ///   - scope: Which stored records `incoming` stands for; `nil` for all of the type.
+    ///   - scope: Which stored records `incoming` stands for — the scope; `nil` for all of the type.
     /// - Throws: ``PersistenceError/Code/invalidArgument`` when a primary key appears twice in `incoming`, before
     ///   anything changes; what the writes throw (a unique index, say), the write then rolling back.
     @discardableResult
     public func reconcile<E: Entity, S: Sequence<E>>(
-        _ type: E.Type = E.self, with incoming: S, in scope: Condition? = nil
+        _ type: E.Type = E.self, with incoming: S, where scope: Condition? = nil
     ) throws -> ChangeCounts {
         let layout = try SchemaCache.layout(for: E.self)
         let key = layout.primaryKeyIndex
@@ -107,20 +107,20 @@ extension DatabaseContext {
 
 extension Database {
     /// Makes the stored records of `type` in `scope` equal to `incoming`, in one write transaction (see
-    /// ``DatabaseContext/reconcile(_:with:in:)``).
+    /// ``DatabaseContext/reconcile(_:with:where:)``).
     @discardableResult
     public func reconcile<E: Entity, S: Sequence<E>>(
-        _ type: E.Type = E.self, with incoming: S, in scope: Condition? = nil
+        _ type: E.Type = E.self, with incoming: S, where scope: Condition? = nil
     ) throws -> ChangeCounts {
-        try write { try $0.reconcile(type, with: incoming, in: scope) }
+        try write { try $0.reconcile(type, with: incoming, where: scope) }
     }
 
     /// Makes the stored records of `type` in `scope` equal to `incoming`, in one write transaction off the
     /// cooperative pool; a cancelled task's reconcile rolls back and throws `CancellationError`.
     @discardableResult
-    public func reconcile<E: Entity>(_ type: E.Type = E.self, with incoming: [E], in scope: Condition? = nil)
+    public func reconcile<E: Entity>(_ type: E.Type = E.self, with incoming: [E], where scope: Condition? = nil)
         async throws -> ChangeCounts
     {
-        try await write { try $0.reconcile(type, with: incoming, in: scope) }
+        try await write { try $0.reconcile(type, with: incoming, where: scope) }
     }
 }

@@ -9,7 +9,7 @@ public enum UpsertOutcome: Sendable, Hashable {
     case ignoredAsStale
 }
 
-/// How many records a batch write or a ``DatabaseContext/reconcile(_:with:in:)`` inserted, updated, left alone or
+/// How many records a batch write or a ``DatabaseContext/reconcile(_:with:where:)`` inserted, updated, left alone or
 /// deleted.
 public struct ChangeCounts: Sendable, Hashable, CustomStringConvertible {
     /// Records inserted.

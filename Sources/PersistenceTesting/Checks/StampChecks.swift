@@ -99,7 +99,7 @@ enum StampChecks {
         let evens = Field("age") == 20
         // 2 and 10 unchanged, 4 changed, 6 and 8 gone, 12 new, 3 (stored outside the scope) moved into it.
         let incoming = [person(2), person(4, "changed"), person(10), person(12), Person(id: 3, name: "moved", age: 20)]
-        let counts = try db.reconcile(Person.self, with: incoming, in: evens)
+        let counts = try db.reconcile(Person.self, with: incoming, where: evens)
         #expect(counts.inserted == 1, "\(counts)")
         #expect(counts.updated == 2, "\(counts)")
         #expect(counts.unchanged == 2, "\(counts)")
@@ -111,7 +111,7 @@ enum StampChecks {
         #expect(try db.recover(Person.self, where: Field("age") == 30) == [1, 5, 7, 9].map { person($0) })
         #expect(try db.count(Tag.self) == 1)
         // Reconciling again with the same set changes nothing.
-        let again = try db.reconcile(Person.self, with: incoming, in: evens)
+        let again = try db.reconcile(Person.self, with: incoming, where: evens)
         #expect(
             again
                 == {
@@ -127,7 +127,7 @@ enum StampChecks {
 
     static func emptyReconcile(_ db: some Database) throws {
         try db.create((1...10).map { person($0) })
-        let counts = try db.reconcile(Person.self, with: [], in: Field("age") == 30)
+        let counts = try db.reconcile(Person.self, with: [], where: Field("age") == 30)
         #expect(counts.deleted == 5 && counts.inserted == 0 && counts.updated == 0, "\(counts)")
         #expect(try db.recover(Person.self).map(\.id) == [2, 4, 6, 8, 10])
     }
@@ -144,7 +144,7 @@ enum StampChecks {
         ]
         expectError(.uniqueViolation) { try db.reconcile(Person.self, with: clashing) }
         #expect(try db.recover(Person.self) == before)
-        expectError(.unknownAttribute) { try db.reconcile(Person.self, with: [], in: Field("nope") == 1) }
+        expectError(.unknownAttribute) { try db.reconcile(Person.self, with: [], where: Field("nope") == 1) }
         #expect(try db.recover(Person.self) == before)
     }
 

@@ -49,8 +49,8 @@ extension ShopFlow {
         server.removeFirst()
         server[0].note = "gift wrapped"
         server.append(Order(id: 40, customerID: 2, totalCents: 2_500, placedAt: now, note: nil))
-        let counts = try db.reconcile(Order.self, with: server, in: scope)
-        console.detail("db.reconcile(Order.self, with: server, in: customerID == 2) -> \(counts)")
+        let counts = try db.reconcile(Order.self, with: server, where: scope)
+        console.detail("db.reconcile(Order.self, with: server, where: customerID == 2) -> \(counts)")
         let stored = try db.recover(Order.self, where: scope)
         try console.check(
             stored == server.sorted { $0.id < $1.id } && counts.inserted == 1 && counts.updated == 1

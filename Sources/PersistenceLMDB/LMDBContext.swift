@@ -18,8 +18,8 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     public let isWritable: Bool
     private var isExpired = false
     /// The nonce sequence of this write, loaded from the meta database on first use.
-    private var nonces: NonceSequence?
-    private let metaDBI: MDB_dbi
+    var nonces: NonceSequence?
+    let metaDBI: MDB_dbi
     let aliasDBI: MDB_dbi
     /// What this write changed, for observers; `nil` in a read.
     let recorder: ChangeRecorder?
@@ -49,7 +49,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
 
     /// Throws `CancellationError` when the async call this transaction runs for was cancelled.
     @inline(__always)
-    private func checkCancelled() throws {
+    func checkCancelled() throws {
         if let cancellation, cancellation.isCancelled { throw CancellationError() }
     }
 
@@ -239,207 +239,6 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     func overwriteStoredBytes<E: Entity>(of type: E.Type, id: E.ID, with bytes: Data) throws {
         let store = try stores.store(for: E.self)
         try transaction.put(store.dbi, recordKey(id.storedValue, store), bytes)
-    }
-
-    // MARK: - Records and indexes
-
-    /// The key bytes of a primary-key value, checked against LMDB's key size limit.
-    private func recordKey(_ value: Value, _ store: EntityStore) throws -> Data {
-        try KeyCodec.recordKey(
-            value, of: store.layout.entity.name, maximumSize: transaction.environment.maximumKeySize)
-    }
-
-    private func load(_ key: Data, _ store: EntityStore) throws -> [Value]? {
-        try transaction.withValue(store.dbi, key) { stored in
-            try key.withUnsafeBytes { try opened(stored, store, key: $0) }
-        }
-    }
-
-    /// A record's values from its stored bytes; a record that fails authentication is logged and counted.
-    private func opened(_ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer) throws
-        -> [Value]
-    {
-        do {
-            return try checked(sealer.open(stored, entity: store, key: key), store)
-        } catch let error as PersistenceError where error.code == .authenticationFailed {
-            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
-            throw error
-        }
-    }
-
-    private func checked(_ values: [Value], _ store: EntityStore) throws -> [Value] {
-        guard values.count == store.layout.names.count else {
-            throw PersistenceError(.corrupt, "a stored '\(store.layout.entity.name)' record has the wrong shape")
-        }
-        return values
-    }
-
-    private func seal(_ values: [Value], key: Data, _ store: EntityStore) throws -> Data {
-        try sealer.seal(values, entity: store, key: key) { try nextNonce() }
-    }
-
-    /// The next nonce of this write, continuing from the counter the meta database holds.
-    func nextNonce() throws -> AES.GCM.Nonce {
-        var sequence =
-            try nonces
-            ?? NonceSequence(
-                startingAt: transaction.environment.nonceStart(
-                    persisted: StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0))
-        defer { nonces = sequence }
-        return try sequence.next()
-    }
-
-    /// The index key of a record in `index`, or `nil` when an indexed value is `nil` (such records aren't
-    /// indexed: `nil`s never collide in unique indexes, and lookups by `nil` scan).
-    private func indexKey(_ values: [Value], _ index: EntityStore.IndexStore) -> Data? {
-        sealer.indexKey(of: values, in: index)
-    }
-
-    private func insert(_ values: [Value], into store: EntityStore) throws {
-        let key = try recordKey(values[store.layout.primaryKeyIndex], store)
-        try checkUnique(values, key: key, store)
-        guard try transaction.put(store.dbi, key, seal(values, key: key, store), flags: MDB_NOOVERWRITE) else {
-            throw PersistenceError(.duplicateKey, "a '\(store.layout.entity.name)' record has that primary key")
-        }
-        try addIndexes(values, key: key, store)
-    }
-
-    private func replace(_ old: [Value], with values: [Value], key: Data, in store: EntityStore) throws {
-        try checkUnique(values, key: key, store)
-        try removeIndexes(old, key: key, store)
-        try transaction.put(store.dbi, key, seal(values, key: key, store))
-        try addIndexes(values, key: key, store)
-    }
-
-    private func remove(_ old: [Value], key: Data, from store: EntityStore) throws {
-        try removeIndexes(old, key: key, store)
-        try transaction.delete(store.dbi, key)
-    }
-
-    /// Refuses values a unique index already holds for another record — before anything is written, so a refused
-    /// change leaves the store as it was.
-    private func checkUnique(_ values: [Value], key: Data, _ store: EntityStore) throws {
-        for index in store.indexes where index.index.isUnique {
-            guard let indexKey = indexKey(values, index), let owner = try transaction.get(index.dbi, indexKey),
-                owner != key
-            else { continue }
-            throw PersistenceError(
-                .uniqueViolation,
-                "a '\(store.layout.entity.name)' record already has those values in "
-                    + index.index.attributes.joined(separator: ", "))
-        }
-    }
-
-    private func addIndexes(_ values: [Value], key: Data, _ store: EntityStore) throws {
-        for index in store.indexes {
-            guard let indexKey = indexKey(values, index) else { continue }
-            try transaction.put(index.dbi, indexKey, key)
-        }
-    }
-
-    private func removeIndexes(_ values: [Value], key: Data, _ store: EntityStore) throws {
-        for index in store.indexes {
-            guard let indexKey = indexKey(values, index) else { continue }
-            try transaction.delete(index.dbi, indexKey, value: index.index.isUnique ? nil : key)
-        }
-    }
-
-    // MARK: - Queries
-
-    /// Calls `visit` with the values of each record a query selects, in its order and within its window.
-    ///
-    /// Records come in key order, and keys are encoded so that key order is primary-key order: in the default
-    /// order the records stream, one at a time. Any other order needs them all, to sort.
-    private func visitSelected(_ query: ResolvedQuery, _ store: EntityStore, _ visit: ([Value]) throws -> Void)
-        throws
-    {
-        guard query.isPrimaryKeyOrder else {
-            let records = try matching(query.condition, store).map(\.values)
-            for values in query.ordered(records, inPrimaryKeyOrder: true) { try visit(values) }
-            return
-        }
-        var skipped = 0
-        var remaining = query.limit ?? Int.max
-        guard remaining > 0 else { return }
-        try visitMatching(query.condition, store) { _, values in
-            guard skipped >= query.offset else {
-                skipped += 1
-                return true
-            }
-            try visit(values)
-            remaining -= 1
-            return remaining > 0
-        }
-    }
-
-    /// The records matching `condition` (all when `nil`), in primary-key order, with their keys.
-    private func matching(_ condition: ResolvedCondition?, _ store: EntityStore) throws -> [(
-        key: Data, values: [Value]
-    )] {
-        var found: [(key: Data, values: [Value])] = []
-        try visitMatching(condition, store) { key, values in
-            found.append((Data(key), values))
-            return true
-        }
-        return found
-    }
-
-    /// Calls `visit` with each record matching `condition` (all when `nil`), in primary-key order; `visit`
-    /// returns `false` to stop. The key's bytes are valid only during the call: `visit` copies them to keep them.
-    private func visitMatching(
-        _ condition: ResolvedCondition?, _ store: EntityStore,
-        _ visit: (UnsafeRawBufferPointer, [Value]) throws -> Bool
-    ) throws {
-        if let condition, let keys = try candidates(condition, store) {
-            for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                try checkCancelled()
-                guard let values = try load(key, store), condition.matches(values) else { continue }
-                guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
-            }
-            return
-        }
-        try transaction.forEach(store.dbi) { key, stored in
-            try checkCancelled()
-            let values = try opened(stored, store, key: key)
-            guard condition?.matches(values) ?? true else { return true }
-            return try visit(key, values)
-        }
-    }
-
-    /// Primary keys an index narrows `condition` to, or `nil` when no index applies (then the caller scans).
-    private func candidates(_ condition: ResolvedCondition, _ store: EntityStore) throws -> Set<Data>? {
-        switch condition {
-        case .comparison(let at, .equal, let value):
-            return try lookup([value], at: at, store)
-        case .oneOf(let at, let values):
-            return try lookup(values, at: at, store)
-        case .and(let conditions):
-            for condition in conditions {
-                if let keys = try candidates(condition, store) { return keys }
-            }
-            return nil
-        default:
-            return nil
-        }
-    }
-
-    /// Keys of records whose attribute at `at` equals one of `values`, through its index; `nil` when there is no
-    /// index or a value can't be looked up exactly (`nil`, or another storage class that compares numerically).
-    private func lookup(_ values: [Value], at position: Int, _ store: EntityStore) throws -> Set<Data>? {
-        guard let index = store.index(on: position) else { return nil }
-        let storage = store.layout.types[position].storageClass
-        guard values.allSatisfy({ $0.storageClass == storage }) else { return nil }
-        var keys = Set<Data>()
-        for value in values {
-            let indexKey = sealer.indexKey([value])
-            if index.index.isUnique {
-                // Not a sorted-duplicates database: MDB_NEXT_DUP would step on to the next key.
-                if let key = try transaction.get(index.dbi, indexKey) { keys.insert(key) }
-            } else {
-                keys.formUnion(try transaction.duplicates(index.dbi, indexKey))
-            }
-        }
-        return keys
     }
 }
 

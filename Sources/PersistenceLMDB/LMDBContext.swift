@@ -25,7 +25,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     let recorder: ChangeRecorder?
     let instrumentation: Instrumentation
     /// The cancellation flag of the async call this transaction runs for, if any.
-    private let cancellation = CancellationFlag.current
+    let cancellation = CancellationFlag.current
 
     init(
         transaction: Transaction, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi,
@@ -45,12 +45,6 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     func expire() {
         isExpired = true
         if let nonces { transaction.environment.noteNonces(upTo: nonces.counter) }
-    }
-
-    /// Throws `CancellationError` when the async call this transaction runs for was cancelled.
-    @inline(__always)
-    func checkCancelled() throws {
-        if let cancellation, cancellation.isCancelled { throw CancellationError() }
     }
 
     /// Persists the nonce counter in this write, so nonces are never reused under the store's key.
@@ -220,7 +214,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         }
         let doomed = try matching(condition.resolve(in: store.layout), store)
         for record in doomed {
-            try checkCancelled()
+            try cancellation?.check()
             try remove(record.values, key: record.key, from: store)
             recorder?.record(.delete, store.layout, key: record.values[store.layout.primaryKeyIndex])
         }

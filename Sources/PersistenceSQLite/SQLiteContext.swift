@@ -65,7 +65,13 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
     // MARK: - Typed operations
 
     public func create<E: Entity>(_ entity: E) throws {
-        try annotated("insert", E.self) { try run(.insert, entity, recording: .insert) }
+        try annotated("insert", E.self) {
+            _ = try use(writing: true)
+            let mapping = try mappings.mapping(for: E.self)
+            let values = try coders.writer(for: mapping.layout).encode(entity)
+            try write(values, .insert, mapping)
+            recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
+        }
     }
 
     public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
@@ -79,7 +85,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         trace(mapping.sql(.insert), mapping)
         defer { statement.reset() }
         for entity in entities {
-            try checkCancelled()
+            try cancellation?.check()
             let values = try bindRecord(entity, mapping: mapping, to: statement)
             _ = try statement.step()
             statement.reset()
@@ -210,15 +216,9 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
             statement.reset()
         }
         while try statement.step() {
-            try checkCancelled()
+            try cancellation?.check()
             try row(statement, mapping)
         }
-    }
-
-    /// Throws `CancellationError` when the async call this transaction runs for was cancelled.
-    @inline(__always)
-    private func checkCancelled() throws {
-        if let cancellation, cancellation.isCancelled { throw CancellationError() }
     }
 
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
@@ -300,17 +300,6 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
             count += 1
         }
         return count
-    }
-
-    private func run<E: Entity>(_ operation: TableMapping.Operation, _ entity: E, recording kind: ChangeKind) throws {
-        let connection = try use(writing: true)
-        let mapping = try mappings.mapping(for: E.self)
-        let statement = try connection.statement(.table(mapping.index, operation)) { mapping.sql(operation) }
-        trace(mapping.sql(operation), mapping)
-        defer { statement.reset() }
-        let values = try bindRecord(entity, mapping: mapping, to: statement)
-        _ = try statement.step()
-        recorder?.record(kind, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
     }
 
     /// Logs the SQL a typed operation runs (identifiers and placeholders only) at `.trace`.

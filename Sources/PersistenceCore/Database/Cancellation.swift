@@ -18,6 +18,12 @@ package final class CancellationFlag: Sendable {
     /// Marks the awaiting task cancelled.
     package func cancel() { cancelled.store(true, ordering: .relaxed) }
 
+    /// Throws `CancellationError` when the awaiting task was cancelled.
+    @inline(__always)
+    package func check() throws {
+        if isCancelled { throw CancellationError() }
+    }
+
     /// The flag of the async call the calling thread is working for, or `nil` (synchronous calls can't be
     /// cancelled).
     package static var current: CancellationFlag? {
@@ -28,7 +34,7 @@ package final class CancellationFlag: Sendable {
     /// Throws `CancellationError` when the calling thread works for a cancelled task.
     @inline(__always)
     package static func checkCurrent() throws {
-        if let current, current.isCancelled { throw CancellationError() }
+        try current?.check()
     }
 
     /// Runs `body` with `flag` as the calling thread's ``current`` flag.

@@ -1,5 +1,11 @@
 /// Thrown out of a write to roll it back when an edit is discarded; never escapes ``Database/edit(_:)``.
-private struct DiscardedEdit: Error {}
+private struct DiscardedEdit: Error {
+    /// `decision`, after throwing when it is ``EditDecision/discard`` (so the transaction rolls back).
+    static func rollingBack(_ decision: EditDecision) throws -> EditDecision {
+        if decision == .discard { throw DiscardedEdit() }
+        return decision
+    }
+}
 
 extension Database {
     /// Runs `body` in a write transaction that it may keep or throw away — an editor screen's Save and Cancel.
@@ -21,9 +27,7 @@ extension Database {
     public func edit(_ body: (Context) throws -> EditDecision) throws -> EditDecision {
         do {
             return try write { context in
-                let decision = try body(context)
-                if decision == .discard { throw DiscardedEdit() }
-                return decision
+                try DiscardedEdit.rollingBack(body(context))
             }
         } catch is DiscardedEdit {
             return .discard
@@ -36,9 +40,7 @@ extension Database {
     public func edit(_ body: @escaping @Sendable (Context) throws -> EditDecision) async throws -> EditDecision {
         do {
             return try await write { context in
-                let decision = try body(context)
-                if decision == .discard { throw DiscardedEdit() }
-                return decision
+                try DiscardedEdit.rollingBack(body(context))
             }
         } catch is DiscardedEdit {
             return .discard
@@ -55,9 +57,7 @@ extension DatabaseContext {
     public func edit(_ body: () throws -> EditDecision) throws -> EditDecision {
         do {
             return try savepoint {
-                let decision = try body()
-                if decision == .discard { throw DiscardedEdit() }
-                return decision
+                try DiscardedEdit.rollingBack(body())
             }
         } catch is DiscardedEdit {
             return .discard

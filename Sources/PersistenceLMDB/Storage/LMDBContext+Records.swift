@@ -154,14 +154,14 @@ extension LMDBContext {
     ) throws {
         if let condition, let keys = try candidates(condition, store) {
             for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                try checkCancelled()
+                try cancellation?.check()
                 guard let values = try load(key, store), condition.matches(values) else { continue }
                 guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
             }
             return
         }
         try transaction.forEach(store.dbi) { key, stored in
-            try checkCancelled()
+            try cancellation?.check()
             let values = try opened(stored, store, key: key)
             guard condition?.matches(values) ?? true else { return true }
             return try visit(key, values)

@@ -38,7 +38,7 @@ endif
 
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb clean
 .PHONY: compare bench-smoke benchmark
-.PHONY: reliability fuzz tsan
+.PHONY: reliability fuzz tsan test-postgres
 
 help:
 	@echo "make demo            run the guided demo on SQLite, then on encrypted LMDB (installs missing system packages)"
@@ -47,6 +47,7 @@ help:
 	@echo "make build           build every target"
 	@echo "make lint            swift format lint --strict"
 	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
+	@echo "make test-postgres   start a throw-away PostgreSQL (installs it when missing), run the Postgres tests, stop it"
 	@echo "make clean           remove build products"
 	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, COMMITS=…, ONLY=S1,O1); JSON in .benchmarks/"
 	@echo "make bench-smoke     build the Benchmarks package, run every workload at tiny sizes (what CI runs)"
@@ -99,6 +100,21 @@ test: deps lint
 	@echo "==> test: run"
 	$(SWIFT) test --skip-build --disable-xctest
 	@$(MAKE) --no-print-directory consumer-check
+
+# A throw-away cluster in a temporary directory, stopped and removed even when the tests fail. Set
+# PERSISTENCE_POSTGRES_URL to run against an existing server instead.
+PG_DIR := $(shell echo $${TMPDIR:-/tmp})/persistence-postgres-$(shell id -u)
+test-postgres:
+	@if [ -n "$${PERSISTENCE_POSTGRES_URL:-}" ]; then \
+		echo "==> test-postgres: against $$PERSISTENCE_POSTGRES_URL (not started here)"; \
+		$(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests; \
+	else \
+		scripts/postgres-server.sh stop "$(PG_DIR)" 2>/dev/null || true; \
+		echo "==> test-postgres: starting a throw-away server in $(PG_DIR)"; \
+		url=$$(scripts/postgres-server.sh start "$(PG_DIR)") || { scripts/postgres-server.sh stop "$(PG_DIR)"; exit 1; }; \
+		trap 'scripts/postgres-server.sh stop "$(PG_DIR)"' EXIT; \
+		PERSISTENCE_POSTGRES_URL="$$url" $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests; \
+	fi
 
 # The same flow twice: only the builder (and one backend-specific step) differs.
 demo: deps

@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "PersistenceCore", targets: ["PersistenceCore"]),
         .library(name: "PersistenceSQLite", targets: ["PersistenceSQLite"]),
         .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
+        .library(name: "PersistencePostgres", targets: ["PersistencePostgres"]),
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
         .executable(name: "persistence", targets: ["persistence"]),
     ],
@@ -25,6 +26,9 @@ let package = Package(
         // The ecosystem's logging and metrics APIs (no backends, no system libraries): opt-in on every builder.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // PostgreSQL's wire protocol on SwiftNIO: only PersistencePostgres depends on it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // C libraries: system packages, never products, imported `internal` by the one backend that uses each.
@@ -68,6 +72,17 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "PersistencePostgres",
+            dependencies: [
+                "PersistenceCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "PersistenceTesting",
             dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
@@ -105,6 +120,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        .testTarget(
+            name: "PersistencePostgresTests",
+            dependencies: ["PersistenceCore", "PersistencePostgres", "PersistenceTesting"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PersistenceCoreTests",
             dependencies: ["PersistenceCore"],

@@ -1,0 +1,123 @@
+public import Foundation
+public import Logging
+public import PersistenceCore
+
+/// Configures a database on a PostgreSQL server: the connection settings and the model.
+///
+/// Work in progress on the `postgres-backend` branch: the builder validates its settings and connects with typed
+/// errors; the `Database` conformance comes next.
+public struct PostgresBuilder: Sendable {
+    /// Whether the connection uses TLS.
+    public enum TLSMode: String, Sendable {
+        /// Plain TCP (a loopback or a private network).
+        case disable
+        /// TLS when the server offers it, plain otherwise.
+        case prefer
+        /// TLS or no connection.
+        case require
+    }
+
+    /// The server's host name or address.
+    public var host: String
+    /// The server's port.
+    public var port: Int
+    /// The role to log in as.
+    public var username: String
+    /// The role's password; never logged or put in an error.
+    public var password: String?
+    /// The database on the server.
+    public var database: String
+    /// The entity types and the schema version.
+    public var model: Model
+    /// How many connections the database opens at most (one of them writes at a time).
+    public var poolSize = 4
+    /// TLS: `.disable` by default, as for a server on loopback.
+    public var tls = TLSMode.disable
+    /// How long connecting may take before `unreachable`.
+    public var connectTimeout: Duration = .seconds(10)
+    /// How long one statement may run on the server (`statement_timeout`); `nil` for the server's setting.
+    public var statementTimeout: Duration?
+    /// The PostgreSQL schema that holds the tables (`public` by default).
+    public var schema = "public"
+    /// Where the backend logs; `nil` (the default) logs nothing.
+    public var logger: Logger?
+
+    /// A builder from the connection settings, one by one.
+    public init(
+        host: String, port: Int = 5432, username: String, password: String?, database: String, model: Model
+    ) {
+        self.host = host
+        self.port = port
+        self.username = username
+        self.password = password
+        self.database = database
+        self.model = model
+    }
+
+    /// A builder from one `postgres://user:password@host:port/database?sslmode=require` URL.
+    /// - Throws: `invalidConfiguration` naming what is wrong (never the password).
+    public init(url: String, model: Model) throws {
+        guard let components = URLComponents(string: url), let scheme = components.scheme,
+            ["postgres", "postgresql"].contains(scheme.lowercased())
+        else {
+            throw PersistenceError(.invalidConfiguration, "the URL is not a postgres:// URL")
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw PersistenceError(.invalidConfiguration, "the URL names no host")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw PersistenceError(.invalidConfiguration, "the URL names no user")
+        }
+        let database = String(components.path.drop { $0 == "/" })
+        self.init(
+            host: host, port: components.port ?? 5432, username: user, password: components.password,
+            database: database.isEmpty ? user : database, model: model)
+        for item in components.queryItems ?? [] where item.name == "sslmode" {
+            switch item.value {
+            case "disable": tls = .disable
+            case "prefer", "allow": tls = .prefer
+            case "require", "verify-ca", "verify-full": tls = .require
+            default: throw PersistenceError(.invalidConfiguration, "the URL's sslmode is not one PostgreSQL knows")
+            }
+        }
+    }
+
+    /// Checks every setting before anything connects.
+    func validate() throws {
+        guard !host.isEmpty else { throw PersistenceError(.invalidConfiguration, "the host is empty") }
+        guard (1...65_535).contains(port) else {
+            throw PersistenceError(.invalidConfiguration, "the port must be between 1 and 65535")
+        }
+        guard !username.isEmpty else { throw PersistenceError(.invalidConfiguration, "the user name is empty") }
+        guard !database.isEmpty else { throw PersistenceError(.invalidConfiguration, "the database name is empty") }
+        guard (1...256).contains(poolSize) else {
+            throw PersistenceError(.invalidConfiguration, "poolSize must be between 1 and 256")
+        }
+        guard connectTimeout > .zero else {
+            throw PersistenceError(.invalidConfiguration, "connectTimeout must be positive")
+        }
+        if let statementTimeout, statementTimeout <= .zero {
+            throw PersistenceError(.invalidConfiguration, "statementTimeout must be positive")
+        }
+        guard !schema.isEmpty, schema.utf8.count <= 63, !schema.unicodeScalars.contains(where: { $0 == "\0" }) else {
+            throw PersistenceError(.invalidConfiguration, "the schema name must be 1 to 63 bytes without NUL")
+        }
+        guard !model.entities.isEmpty else {
+            throw PersistenceError(.invalidConfiguration, "the model has no entities")
+        }
+        _ = try model.layouts()
+    }
+}
+
+extension PersistenceError.Code {
+    /// The server could not be reached (refused, timed out, no such host).
+    public static let unreachable = Self(rawValue: "unreachable")
+    /// The server refused the user name or password.
+    public static let invalidCredentials = Self(rawValue: "invalidCredentials")
+    /// The server has no database of that name.
+    public static let databaseNotFound = Self(rawValue: "databaseNotFound")
+    /// TLS was required and could not be set up.
+    public static let tlsFailure = Self(rawValue: "tlsFailure")
+    /// The connection dropped during a transaction: nothing of it was committed; retrying is safe.
+    public static let connectionLost = Self(rawValue: "connectionLost")
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# A throw-away PostgreSQL cluster for the tests and the demo: `start DIR` creates one in DIR (initdb as an
+# unprivileged user — PostgreSQL refuses to run as root), listening on 127.0.0.1 and a Unix socket in DIR, trust
+# authentication for the `persistence` role plus a password role for the credential tests; prints the URL.
+# `stop DIR` stops it and removes DIR. Installs the `postgresql` package through apt when no server binaries exist.
+set -euo pipefail
+
+command=${1:-}
+dir=${2:-}
+port=${PERSISTENCE_POSTGRES_PORT:-55432}
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+
+find_bin() {
+    local candidate
+    for candidate in /usr/lib/postgresql/*/bin "$(pg_config --bindir 2>/dev/null || true)"; do
+        if [ -x "$candidate/initdb" ] && [ -x "$candidate/pg_ctl" ]; then echo "$candidate"; return 0; fi
+    done
+    return 1
+}
+
+as_server_user() {
+    if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+case "$command" in
+start)
+    if ! bin=$(find_bin); then
+        if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo";
+        else echo "error: installing postgresql needs root or sudo" >&2; exit 1; fi
+        echo "==> postgres: installing postgresql (apt-get)" >&2
+        $sudo apt-get update -q >&2
+        $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2
+        bin=$(find_bin) || { echo "error: no initdb/pg_ctl after installing postgresql" >&2; exit 1; }
+    fi
+    mkdir -p "$dir"
+    [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"
+    as_server_user "$bin/initdb" -D "$dir/data" -U persistence --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
+    as_server_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
+    psql -h 127.0.0.1 -p "$port" -U persistence -d postgres -q -v ON_ERROR_STOP=1 \
+        -c "CREATE DATABASE persistence_test" \
+        -c "CREATE ROLE secret_user LOGIN PASSWORD 'correct horse'" >&2
+    # The password role needs password authentication: prepend a rule and reload.
+    as_server_user sh -c "printf 'host all secret_user 127.0.0.1/32 scram-sha-256\n' | cat - '$dir/data/pg_hba.conf' > '$dir/data/pg_hba.new' && mv '$dir/data/pg_hba.new' '$dir/data/pg_hba.conf'"
+    as_server_user "$bin/pg_ctl" -D "$dir/data" reload >&2
+    echo "postgres://persistence@127.0.0.1:$port/persistence_test"
+    ;;
+stop)
+    if [ -d "$dir/data" ] && bin=$(find_bin); then
+        as_server_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+    fi
+    rm -rf "$dir"
+    ;;
+*)
+    echo "usage: $0 start|stop DIR" >&2; exit 2
+    ;;
+esac

@@ -1,12 +1,19 @@
+public import CoreMetrics
 public import Foundation
 public import Logging
-public import PersistenceCore
+// Apps import one module: the backend brings the core's protocols and types with it.
+@_exported public import PersistenceCore
 
-/// Configures a database on a PostgreSQL server: the connection settings and the model.
+/// Builds a ``PostgresDatabase``: validates the configuration, then connects and opens or creates the store.
 ///
-/// Work in progress on the `postgres-backend` branch: the builder validates its settings and connects with typed
-/// errors; the `Database` conformance comes next.
-public struct PostgresBuilder: Sendable {
+/// ```swift
+/// let db = try PostgresBuilder(url: "postgres://app@db.internal/shop", model: model).create()
+/// ```
+///
+/// The store is a PostgreSQL schema on the server (``schema``, `public` by default): one table per entity, plus
+/// `persistence_metadata`, `persistence_aliases` and the sequence `persistence_commits`. Several databases —
+/// several processes, several app servers — may open the same store at once.
+public struct PostgresBuilder: DatabaseBuilder {
     /// Whether the connection uses TLS.
     public enum TLSMode: String, Sendable {
         /// Plain TCP (a loopback or a private network).
@@ -39,8 +46,11 @@ public struct PostgresBuilder: Sendable {
     public var statementTimeout: Duration?
     /// The PostgreSQL schema that holds the tables (`public` by default).
     public var schema = "public"
-    /// Where the backend logs; `nil` (the default) logs nothing.
+    /// Where the database logs, through swift-log; `nil` (the default) logs nothing. Operations and transactions
+    /// are logged at `.trace`; no stored value or password is ever logged.
     public var logger: Logger?
+    /// Where the database records metrics, through swift-metrics; `nil` (the default) records none.
+    public var metricsFactory: (any MetricsFactory)?
 
     /// A builder from the connection settings, one by one.
     public init(
@@ -82,6 +92,61 @@ public struct PostgresBuilder: Sendable {
         }
     }
 
+    /// Validates the configuration, then connects and opens (creating when needed) the store.
+    ///
+    /// Nothing is sent to the server until every check has passed. Several processes opening one store at once
+    /// take turns under an advisory lock: one creates the tables, the others find them.
+    /// - Throws: ``PersistenceError`` — `invalidConfiguration`, `invalidSchema` (an identifier PostgreSQL would
+    ///   truncate), `unreachable`, `invalidCredentials`, `databaseNotFound`, `tlsFailure`, `migrationRequired`, …
+    public func create() throws -> PostgresDatabase {
+        try validate()
+        let tables = try PostgresTables(model: model, schema: schema)
+        // Held from before the store is touched, so it can't be deleted while it opens.
+        let registration = StoreFiles.register(key: storeKey)
+        let connection = try ServerConnection.open(self)
+        do {
+            try PostgresSchemaStore.prepare(connection, schema: schema, model: model, tables: tables.all)
+        } catch {
+            connection.close()
+            throw error
+        }
+        return PostgresDatabase(
+            builder: self, writer: connection, tables: tables, registration: registration,
+            instrumentation: Instrumentation(
+                logger: logger, metricsFactory: metricsFactory, backend: "postgres", store: schema))
+    }
+
+    /// Deletes this builder's store on the server: its entity tables (as its stored schema lists them), its metadata,
+    /// aliases and commit sequence, and the schema itself when nothing else is left in it (never `public`). Refused
+    /// with `storeInUse` while a database of this process has it open; other processes and servers can't be seen:
+    /// stop them first.
+    /// - Returns: Whether there was a store to delete.
+    @discardableResult
+    public func deleteStore() throws -> Bool {
+        try validate()
+        var deleted = false
+        try StoreFiles.whileClosed(key: storeKey, name: schema) {
+            let connection = try ServerConnection.open(self)
+            defer { connection.close() }
+            deleted = try PostgresSchemaStore.delete(connection, schema: schema)
+        }
+        return deleted
+    }
+
+    /// The schemas of this builder's database that hold a Persistence store, sorted.
+    public func storeNames() throws -> [String] {
+        try validate()
+        let connection = try ServerConnection.open(self)
+        defer { connection.close() }
+        return try PostgresSchemaStore.storeSchemas(connection)
+    }
+
+    /// How this process's registry of open stores names this builder's store.
+    var storeKey: String { "postgres://\(host.lowercased()):\(port)/\(database)/\(schema)" }
+
+    /// `host:port`, for messages.
+    var place: String { "\(host):\(port)" }
+
     /// Checks every setting before anything connects.
     func validate() throws {
         guard !host.isEmpty else { throw PersistenceError(.invalidConfiguration, "the host is empty") }
@@ -102,10 +167,13 @@ public struct PostgresBuilder: Sendable {
         guard !schema.isEmpty, schema.utf8.count <= 63, !schema.unicodeScalars.contains(where: { $0 == "\0" }) else {
             throw PersistenceError(.invalidConfiguration, "the schema name must be 1 to 63 bytes without NUL")
         }
+        guard !schema.lowercased().hasPrefix("pg_"), schema != "information_schema" else {
+            throw PersistenceError(.invalidConfiguration, "the schema name '\(schema)' is reserved by PostgreSQL")
+        }
         guard !model.entities.isEmpty else {
             throw PersistenceError(.invalidConfiguration, "the model has no entities")
         }
-        _ = try model.layouts()
+        try PostgresTable.validateIdentifiers(of: model)
     }
 }
 
@@ -118,6 +186,4 @@ extension PersistenceError.Code {
     public static let databaseNotFound = Self(rawValue: "databaseNotFound")
     /// TLS was required and could not be set up.
     public static let tlsFailure = Self(rawValue: "tlsFailure")
-    /// The connection dropped during a transaction: nothing of it was committed; retrying is safe.
-    public static let connectionLost = Self(rawValue: "connectionLost")
 }

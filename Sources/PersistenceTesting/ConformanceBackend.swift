@@ -20,4 +20,25 @@ public protocol ConformanceBackend: Sendable {
     ///
     /// Opening again in the same directory, after the previous database was released, must reach the same data.
     func open(entities: [any Entity.Type], in directory: URL) throws -> Store
+
+    /// Whether the backend keeps its stores as files in the directory `open` is given (the default): the suite then
+    /// also checks the files themselves — none left after a delete, unrelated files ignored, bad names refused. A
+    /// server's backend says `false` and maps the directory to stores on its server.
+    var storesAreFiles: Bool { get }
+
+    /// The names of the stores `open` made in `directory`; `Store.storeNames(in:)` by default.
+    func storeNames(in directory: URL) throws -> [String]
+
+    /// Deletes the store named `name` that `open` made in `directory`; `Store.deleteStore(named:in:)` by default.
+    func deleteStore(named name: String, in directory: URL) throws -> Bool
+}
+
+extension ConformanceBackend {
+    public var storesAreFiles: Bool { true }
+
+    public func storeNames(in directory: URL) throws -> [String] { try Store.storeNames(in: directory) }
+
+    public func deleteStore(named name: String, in directory: URL) throws -> Bool {
+        try Store.deleteStore(named: name, in: directory)
+    }
 }

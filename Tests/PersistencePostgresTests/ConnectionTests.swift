@@ -28,7 +28,7 @@ struct ConnectionTests {
         let values: [Value] = [
             .integer(Int64.min), .real(-0.5), .text("é ' ; DROP TABLE x; --"), .blob(Data([0, 1, 255])), .null,
         ]
-        let rows = try connection.query("SELECT $1::int8, $2::float8, $3::text, $4::bytea, $5::int8", values)
+        let rows = try connection.rows("SELECT $1::int8, $2::float8, $3::text, $4::bytea, $5::int8", values)
         #expect(rows == [values])
     }
 

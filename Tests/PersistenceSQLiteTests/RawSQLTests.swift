@@ -76,10 +76,10 @@ struct RawSQLTests {
     }
 
     @Test func prefixUpperBoundsAreExact() {
-        #expect(ConditionCompiler.upperBound(ofPrefix: "") == nil)
-        #expect(ConditionCompiler.upperBound(ofPrefix: "ab") == "ac")
-        #expect(ConditionCompiler.upperBound(ofPrefix: "a\u{D7FF}") == "a\u{E000}")
-        #expect(ConditionCompiler.upperBound(ofPrefix: "a\u{10FFFF}") == "b")
-        #expect(ConditionCompiler.upperBound(ofPrefix: "\u{10FFFF}") == nil)
+        #expect("".prefixUpperBound == nil)
+        #expect("ab".prefixUpperBound == "ac")
+        #expect("a\u{D7FF}".prefixUpperBound == "a\u{E000}")
+        #expect("a\u{10FFFF}".prefixUpperBound == "b")
+        #expect("\u{10FFFF}".prefixUpperBound == nil)
     }
 }

@@ -106,3 +106,26 @@ extension Query {
         return try ResolvedQuery(condition: condition?.resolve(in: layout), sort: keys, limit: limit, offset: offset)
     }
 }
+
+extension String {
+    /// The smallest text above every text that starts with this one, or `nil` when there is none (empty, or only
+    /// U+10FFFF scalars): backends match a prefix as the range `[prefix, prefixUpperBound)`.
+    ///
+    /// UTF-8 byte order is code-point order, so the texts starting with `prefix` are exactly those in
+    /// `[prefix, prefix with its last scalar incremented)`; a maximal last scalar is dropped and the one before it
+    /// incremented instead.
+    package var prefixUpperBound: String? {
+        var scalars = Array(unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if (0xD800...0xDFFF).contains(next) { next = 0xE000 }
+            if let scalar = Unicode.Scalar(next) {
+                scalars.append(scalar)
+                var text = ""
+                text.unicodeScalars.append(contentsOf: scalars)
+                return text
+            }
+        }
+        return nil
+    }
+}

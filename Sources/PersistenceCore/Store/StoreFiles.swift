@@ -35,6 +35,25 @@ package enum StoreFiles {
         return StoreRegistration(path: path)
     }
 
+    /// Registers a store that isn't a file — a server's store, named by a key that spells its server, database and
+    /// schema one way — as open until the returned registration ends.
+    package static func register(key: String) -> StoreRegistration {
+        registrations.withLock { $0[key, default: 0] += 1 }
+        return StoreRegistration(path: key)
+    }
+
+    /// Runs `body` (deleting a server's store, say) unless a database of this process has the store registered under
+    /// `key` open; no database can register it meanwhile.
+    /// - Throws: ``PersistenceError/Code/storeInUse`` while it is open, without running `body`.
+    package static func whileClosed(key: String, name: String, _ body: () throws -> Void) throws {
+        try registrations.withLock { open in
+            guard open[key] == nil else {
+                throw PersistenceError(.storeInUse, "the store '\(name)' is open in this process: close it first")
+            }
+            try body()
+        }
+    }
+
     /// Whether a database of this process has the store file at `file` open.
     package static func isOpen(_ file: URL) -> Bool {
         let path = canonicalPath(file)

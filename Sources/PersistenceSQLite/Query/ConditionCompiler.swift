@@ -46,7 +46,7 @@ struct ConditionCompiler {
             return "(\(name) IS NOT NULL AND instr(\(name), \(bind(.text(text)))) > 0)"
         case .hasPrefix(let at, let prefix):
             let name = column(at)
-            guard let upper = Self.upperBound(ofPrefix: prefix) else { return "\(name) IS NOT NULL" }
+            guard let upper = prefix.prefixUpperBound else { return "\(name) IS NOT NULL" }
             // Text with the prefix is exactly the range [prefix, prefix with its last byte + 1) in the binary
             // collation's byte order: index-friendly, and no LIKE wildcards to escape.
             return "(\(name) IS NOT NULL AND \(name) >= \(bind(.text(prefix))) AND \(name) < \(bind(.text(upper))))"
@@ -61,27 +61,6 @@ struct ConditionCompiler {
         case .not(let condition):
             return "NOT \(compile(condition))"
         }
-    }
-
-    /// The smallest text above every text that starts with `prefix`, or `nil` when there is none (empty prefix,
-    /// or only U+10FFFF scalars).
-    ///
-    /// UTF-8 byte order is code-point order, so the texts starting with `prefix` are exactly those in
-    /// `[prefix, prefix with its last scalar incremented)`; a maximal last scalar is dropped and the one before it
-    /// incremented instead.
-    static func upperBound(ofPrefix prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        while let last = scalars.popLast() {
-            var next = last.value + 1
-            if (0xD800...0xDFFF).contains(next) { next = 0xE000 }
-            if let scalar = Unicode.Scalar(next) {
-                scalars.append(scalar)
-                var text = ""
-                text.unicodeScalars.append(contentsOf: scalars)
-                return text
-            }
-        }
-        return nil
     }
 
     /// `SELECT … WHERE … ORDER BY … LIMIT ? OFFSET ?` for a checked query.

@@ -1,0 +1,230 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PersistenceCore
+import PostgresNIO
+import Synchronization
+
+/// One connection to the server, used synchronously from a thread that is not an event-loop thread.
+///
+/// Every call blocks the calling thread on the connection's future (`wait()`), which NIO refuses on its own
+/// event loops — the database's blocking API runs on callers' threads or on its runner's queues, never there.
+///
+/// `@unchecked Sendable`: a connection is used by one transaction, so one thread, at a time (the database's writer
+/// lock or reader pool hands it out); `PostgresConnection` itself is thread-safe.
+final class ServerConnection: @unchecked Sendable {
+    private let connection: PostgresConnection
+    private let logger: Logger
+    /// Where errors say the server is: `host:port`, never the password.
+    let place: String
+
+    private init(connection: PostgresConnection, logger: Logger, place: String) {
+        self.connection = connection
+        self.logger = logger
+        self.place = place
+    }
+
+    /// Connects and logs in, with typed errors that never carry the password, then applies the builder's session
+    /// settings.
+    static func open(_ builder: PostgresBuilder) throws -> ServerConnection {
+        let tls: PostgresConnection.Configuration.TLS
+        do {
+            switch builder.tls {
+            case .disable: tls = .disable
+            case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        } catch {
+            throw PersistenceError(.tlsFailure, "TLS could not be set up on this machine", underlyingError: error)
+        }
+        var configuration = PostgresConnection.Configuration(
+            host: builder.host, port: builder.port, username: builder.username, password: builder.password,
+            database: builder.database, tls: tls)
+        configuration.options.connectTimeout = .nanoseconds(builder.connectTimeout.nanoseconds)
+        let logger = builder.logger ?? Logger(label: "persistence.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+                id: nextConnectionID.add(1, ordering: .relaxed).newValue, logger: logger
+            ).wait()
+        } catch {
+            throw Self.translate(connectionError: error, builder: builder)
+        }
+        let opened = ServerConnection(connection: connection, logger: logger, place: builder.place)
+        do {
+            if let timeout = builder.statementTimeout {
+                try opened.execute("SET statement_timeout = \(max(1, timeout.nanoseconds / 1_000_000))")
+            }
+        } catch {
+            opened.close()
+            throw error
+        }
+        return opened
+    }
+
+    /// Whether the connection is closed (by `close()`, the server, or the network).
+    var isClosed: Bool { connection.isClosed }
+
+    /// Closes the connection.
+    func close() {
+        try? connection.close().wait()
+    }
+
+    /// Runs one statement with values bound to `$1…`, and returns its rows and command tag.
+    ///
+    /// - Parameter textAsBytes: Binds text as `bytea` (UTF-8), as the typed tables store it; raw SQL binds `text`.
+    @discardableResult
+    func run(_ sql: String, _ values: [Value] = [], textAsBytes: Bool = true) throws -> PostgresQueryResult {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { bindings.append(value, textAsBytes: textAsBytes) }
+        do {
+            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+        } catch {
+            throw translate(statementError: error)
+        }
+    }
+
+    /// Runs one statement with bound values; returns its rows' values by their PostgreSQL types.
+    func rows(_ sql: String, _ values: [Value] = [], textAsBytes: Bool = false) throws -> [[Value]] {
+        try run(sql, values, textAsBytes: textAsBytes).rows.map { try $0.values() }
+    }
+
+    /// Runs statements without parameters (transaction control, DDL).
+    func execute(_ sql: String) throws {
+        try run(sql)
+    }
+
+    /// The number of rows the statement changed, from its command tag.
+    static func changes(_ result: PostgresQueryResult) -> Int { result.metadata.rows ?? 0 }
+
+    // MARK: - Errors
+
+    /// A `PersistenceError` for a failure to connect: which of the typed reasons, without the password.
+    static func translate(connectionError error: any Error, builder: PostgresBuilder) -> PersistenceError {
+        let place = builder.place
+        guard let error = error as? PSQLError else {
+            return PersistenceError(
+                .unreachable, "could not reach the PostgreSQL server at \(place)", underlyingError: error)
+        }
+        switch error.serverInfo?[.sqlState] {
+        case "28P01", "28000":
+            return PersistenceError(
+                .invalidCredentials, "the server at \(place) refused the user '\(builder.username)' or its password")
+        case "3D000":
+            return PersistenceError(.databaseNotFound, "the server at \(place) has no database '\(builder.database)'")
+        case "53300", "57P03":
+            return PersistenceError(
+                .busy, "the server at \(place) accepts no more connections now",
+                nativeMessage: serverMessage(error))
+        default:
+            break
+        }
+        switch error.code {
+        case .sslUnsupported, .failedToAddSSLHandler:
+            return PersistenceError(.tlsFailure, "TLS could not be set up with the server at \(place)")
+        case .connectionError, .serverClosedConnection, .uncleanShutdown:
+            if String(describing: error.underlying ?? error).localizedCaseInsensitiveContains("ssl") {
+                return PersistenceError(.tlsFailure, "TLS could not be set up with the server at \(place)")
+            }
+            return PersistenceError(.unreachable, "could not reach the PostgreSQL server at \(place)")
+        default:
+            return PersistenceError(
+                .backend, "the PostgreSQL server at \(place) refused the connection (\(error.code))",
+                nativeMessage: serverMessage(error))
+        }
+    }
+
+    /// A `PersistenceError` for a failed statement, typed by its SQLSTATE. The server's primary message is kept (it
+    /// names constraints and objects); its detail, which can quote stored values, never is.
+    func translate(statementError error: any Error) -> PersistenceError {
+        if let error = error as? PersistenceError { return error }
+        guard let error = error as? PSQLError else {
+            return PersistenceError(.backend, "the PostgreSQL call failed", underlyingError: error)
+        }
+        let message = Self.serverMessage(error)
+        guard let state = error.serverInfo?[.sqlState] else {
+            switch error.code {
+            case .serverClosedConnection, .uncleanShutdown, .connectionError, .clientClosedConnection:
+                return PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+            default:
+                return PersistenceError(.backend, "the PostgreSQL call failed (\(error.code))", nativeMessage: message)
+            }
+        }
+        let code: PersistenceError.Code
+        let text: String
+        switch state {
+        case "40001", "40P01":
+            code = .conflict
+            text = "the write collided with a concurrent one and was rolled back; nothing of it was committed"
+        case "23505":
+            code = .uniqueViolation
+            text = "a unique constraint refused the value"
+        case "23502", "23514", "23503":
+            code = .constraintViolation
+            text = "a constraint refused the change"
+        case "25006":
+            code = .readOnly
+            text = "a read transaction can't change the database"
+        case "53100":
+            code = .storageFull
+            text = "the server's disk is full"
+        case "55P03", "57014":
+            code = .busy
+            text = state == "57014" ? "the statement ran past its timeout" : "a lock could not be taken"
+        case "42501":
+            code = .permissionDenied
+            text = "the role may not do this"
+        case "25P02":
+            code = .backend
+            text = "the transaction was rolled back by an earlier error"
+        default:
+            if state.hasPrefix("08") || state.hasPrefix("57P") {
+                code = .connectionLost
+                text = "the connection to the PostgreSQL server at \(place) dropped"
+            } else if state.hasPrefix("42") {
+                code = .invalidStatement
+                text = "the server refused the statement"
+            } else if state.hasPrefix("22") {
+                code = .invalidValue
+                text = "the server refused a value"
+            } else {
+                code = .backend
+                text = "the PostgreSQL server reported an error"
+            }
+        }
+        var translated = PersistenceError(code, text, nativeMessage: message.map { "\(state): \($0)" } ?? state)
+        translated.underlyingError = ServerErrorInfo(
+            sqlState: state, constraint: error.serverInfo?[.constraintName])
+        return translated
+    }
+
+    private static func serverMessage(_ error: PSQLError) -> String? { error.serverInfo?[.message] }
+}
+
+/// What the server said about a failed statement, kept under a translated error: the SQLSTATE and the constraint
+/// it names (never the detail, which can quote values).
+struct ServerErrorInfo: Error, Sendable {
+    let sqlState: String
+    let constraint: String?
+}
+
+extension PersistenceError {
+    /// The server's SQLSTATE and constraint, when a statement failed on the server.
+    var serverInfo: ServerErrorInfo? { underlyingError as? ServerErrorInfo }
+}
+
+/// Connection ids for postgres-nio's logs.
+private let nextConnectionID = Atomic<Int>(0)
+
+extension Duration {
+    /// The duration in whole nanoseconds, clamped to `Int64`.
+    var nanoseconds: Int64 {
+        let (seconds, overflow) = components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return .max }
+        return seconds.addingReportingOverflow(components.attoseconds / 1_000_000_000).overflow
+            ? .max : seconds + components.attoseconds / 1_000_000_000
+    }
+}

@@ -1,0 +1,73 @@
+public import PersistenceCore
+import PostgresNIO
+
+/// Raw SQL with bound arguments, in the context's transaction.
+extension PostgresContext {
+    /// Runs one SQL statement with arguments bound to its `$1`, `$2`… parameters, in this transaction.
+    ///
+    /// Text arguments bind as `text`. The typed tables store text as its UTF-8 in `bytea` columns (PostgreSQL's
+    /// `text` can't hold NUL): compare them with `convert_to($1, 'UTF8')`, read them with `convert_from(column,
+    /// 'UTF8')`.
+    ///
+    /// - Parameters:
+    ///   - sql: One statement; the server refuses a second one in the same text.
+    ///   - arguments: The values for the statement's parameters, in order.
+    /// - Returns: How many rows an INSERT, UPDATE or DELETE changed.
+    /// - Throws: `PersistenceError/Code/invalidStatement`, `PersistenceError/Code/readOnly` (a change in a read
+    ///   transaction), or what the server reports. A failed statement ends the transaction, as PostgreSQL does
+    ///   (wrap it in `savepoint` to go on after it).
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: [Value] = []) throws -> Int {
+        let result = try runRaw(sql, arguments)
+        switch result.metadata.command {
+        case "SELECT", "SHOW", "FETCH", "EXPLAIN", "VALUES": return 0
+        default:
+            // Raw SQL can change any table, its rows unnamed: every observer reads again.
+            recorder?.recordEverything()
+            return ServerConnection.changes(result)
+        }
+    }
+
+    /// The rows of one SQL query with arguments bound to its `$1`, `$2`… parameters, in this transaction; values by
+    /// their PostgreSQL types (integers, reals, `bytea` as blobs, anything else as text).
+    public func rows(_ sql: String, _ arguments: [Value] = []) throws -> [PostgresResultRow] {
+        let result = try runRaw(sql, arguments)
+        if !["SELECT", "SHOW", "FETCH", "EXPLAIN", "VALUES"].contains(result.metadata.command) {
+            recorder?.recordEverything()
+        }
+        return try result.rows.map { row in
+            PostgresResultRow(columns: row.map(\.columnName), values: try row.values())
+        }
+    }
+
+    /// The first column of the first row of one SQL query, or `nil` when there is no row.
+    public func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {
+        try rows(sql, arguments).first?.values.first
+    }
+
+    private func runRaw(_ sql: String, _ arguments: [Value]) throws -> PostgresQueryResult {
+        try use(writing: false)
+        guard arguments.count <= Self.maximumParameters else {
+            throw PersistenceError(.invalidArgument, "PostgreSQL binds at most \(Self.maximumParameters) values")
+        }
+        // Raw SQL may hold literal values: its text is never logged.
+        instrumentation.trace("raw SQL statement (text not logged)", entity: "")
+        return try run(sql, arguments, textAsBytes: false, logged: false)
+    }
+}
+
+/// One row of a raw SQL query.
+public struct PostgresResultRow: Sendable, Hashable {
+    /// The result columns' names.
+    public let columns: [String]
+    /// The values, in column order.
+    public let values: [Value]
+
+    /// The value of the first column with this name, or `nil` when there is none.
+    public subscript(_ column: String) -> Value? {
+        columns.firstIndex(of: column).map { values[$0] }
+    }
+
+    /// The value at a column position.
+    public subscript(_ index: Int) -> Value { values[index] }
+}

@@ -1,0 +1,359 @@
+public import PersistenceCore
+import PostgresNIO
+
+/// The transaction context of a ``PostgresDatabase``: the typed operations of `DatabaseContext`, and raw SQL with
+/// bound arguments in the same transaction.
+///
+/// Only reachable inside a `read` or `write` block; using it afterwards throws
+/// `PersistenceError/Code/contextExpired`.
+///
+/// A statement refused for a user's reason — a duplicate key, a unique index — changes nothing and the transaction
+/// goes on, as on the other backends. A failure that ends the transaction on the server (a conflict with a concurrent
+/// writer, a dropped connection) is thrown, and every later use of the context throws it again: the write can only
+/// roll back.
+public final class PostgresContext: DatabaseContext, RecordValueAccess {
+    let connection: ServerConnection
+    let tables: PostgresTables
+    /// Whether this context belongs to a write transaction.
+    public let isWritable: Bool
+    private var isExpired = false
+    /// What this write changed, for observers; `nil` in a read.
+    let recorder: ChangeRecorder?
+    let instrumentation: Instrumentation
+    /// The cancellation flag of the async call this transaction runs for, if any.
+    private let cancellation = CancellationFlag.current
+    /// How many savepoints are open.
+    private var savepointDepth = 0
+    /// How many `forEach` cursors are open.
+    private var cursorDepth = 0
+    /// The failure that ended the transaction on the server, if one did.
+    private var failure: PersistenceError?
+    private var coders = RecordCoders()
+
+    /// Rows fetched per round trip by `forEach`.
+    static let fetchSize = 500
+    /// The most parameters one statement can bind (the protocol counts them in 16 bits).
+    static let maximumParameters = 65_535
+
+    init(
+        connection: ServerConnection, tables: PostgresTables, recorder: ChangeRecorder?,
+        instrumentation: Instrumentation
+    ) {
+        self.connection = connection
+        self.tables = tables
+        self.recorder = recorder
+        self.instrumentation = instrumentation
+        isWritable = recorder != nil
+    }
+
+    func expire() { isExpired = true }
+
+    /// Throws the failure that ended the transaction on the server, if any.
+    func checkUsable() throws {
+        guard let failure else { return }
+        var error = failure
+        error.message =
+            "an earlier statement of this transaction failed, so the server rolled it back: \(failure.message)"
+        throw error
+    }
+
+    /// Checks that the context may be used (and may write, when `writing`).
+    @inline(__always)
+    func use(writing: Bool) throws {
+        guard !isExpired else {
+            throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
+        }
+        if writing, !isWritable {
+            throw PersistenceError(.readOnly, "a read transaction can't change the database")
+        }
+        try checkUsable()
+    }
+
+    /// Runs one statement; a failure ends the transaction (the server aborts it).
+    @discardableResult
+    func run(
+        _ sql: String, _ values: [Value] = [], textAsBytes: Bool = true, entity: String = "", logged: Bool = true
+    ) throws -> PostgresQueryResult {
+        if logged { instrumentation.trace(sql, entity: entity) }
+        do {
+            return try connection.run(sql, values, textAsBytes: textAsBytes)
+        } catch let error as PersistenceError {
+            if failure == nil { failure = error }
+            throw error
+        }
+    }
+
+    /// Runs one statement that a constraint may refuse, in its own savepoint when `guarded`, so that a refusal leaves
+    /// the transaction usable.
+    private func runGuarded(_ sql: String, _ values: [Value], guarded: Bool, entity: String) throws
+        -> PostgresQueryResult
+    {
+        guard guarded else { return try run(sql, values, entity: entity) }
+        try run("SAVEPOINT persistence_statement")
+        do {
+            let result = try connection.run(sql, values)
+            try run("RELEASE persistence_statement")
+            return result
+        } catch let error as PersistenceError where error.isRetryable {
+            // The transaction is over on the server: a conflict or a dropped connection can't be rolled back to here.
+            if failure == nil { failure = error }
+            throw error
+        } catch let error as PersistenceError where !error.isRetryable {
+            try run("ROLLBACK TO persistence_statement")
+            try run("RELEASE persistence_statement")
+            throw error
+        }
+    }
+
+    // MARK: - Typed operations
+
+    public func create<E: Entity>(_ entity: E) throws {
+        try use(writing: true)
+        let table = try tables.table(for: E.self)
+        try insert(try coders.writer(for: table.layout).encode(entity), into: table)
+    }
+
+    public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
+        try use(writing: true)
+        let table = try tables.table(for: E.self)
+        let writer = coders.writer(for: table.layout)
+        for entity in entities {
+            try cancellation?.check()
+            try insert(try writer.encode(entity), into: table)
+        }
+    }
+
+    /// Inserts a record's values; a refused insert changes nothing and says why.
+    private func insert(_ values: [Value], into table: PostgresTable) throws {
+        let layout = table.layout
+        let key = values[layout.primaryKeyIndex]
+        let result = try run(table.insertSQL, values, entity: layout.entity.name)
+        guard ServerConnection.changes(result) == 0 else {
+            recorder?.record(.insert, layout, key: key)
+            return
+        }
+        // ON CONFLICT DO NOTHING: the primary key or a unique index refused it.
+        let exists = try !run(table.existsSQL, [key], entity: layout.entity.name).rows.isEmpty
+        guard !exists, !table.uniqueIndexNames.isEmpty else {
+            throw PersistenceError(
+                .duplicateKey, "could not insert a '\(layout.entity.name)' record: its primary key exists")
+        }
+        throw PersistenceError(
+            .uniqueViolation, "could not insert a '\(layout.entity.name)' record: a unique index refused it")
+    }
+
+    public func update<E: Entity>(_ entity: E) throws {
+        try use(writing: true)
+        let table = try tables.table(for: E.self)
+        let layout = table.layout
+        let values = try coders.writer(for: layout).encode(entity)
+        let result: PostgresQueryResult
+        do {
+            result = try runGuarded(
+                table.updateSQL, values, guarded: !table.uniqueIndexNames.isEmpty, entity: layout.entity.name)
+        } catch let error as PersistenceError {
+            throw annotated(error, "update", table)
+        }
+        guard ServerConnection.changes(result) > 0 else {
+            throw PersistenceError(.notFound, "no \(layout.entity.name) has that primary key")
+        }
+        recorder?.record(.update, layout, key: values[layout.primaryKeyIndex])
+    }
+
+    @discardableResult
+    public func upsert<E: Entity>(_ entity: E) throws -> UpsertOutcome {
+        try use(writing: true)
+        let table = try tables.table(for: E.self)
+        let layout = table.layout
+        let values = try coders.writer(for: layout).encode(entity)
+        let result: PostgresQueryResult
+        do {
+            result = try runGuarded(
+                table.upsertSQL, values, guarded: !table.uniqueIndexNames.isEmpty, entity: layout.entity.name)
+        } catch let error as PersistenceError {
+            throw annotated(error, "upsert", table)
+        }
+        // No row: the stored record's stamp is as new, and it stays.
+        guard let row = result.rows.first else { return .ignoredAsStale }
+        let inserted = try row.decode(Bool.self)
+        let key = values[layout.primaryKeyIndex]
+        recorder?.record(inserted ? .insert : .update, layout, key: key)
+        return inserted ? .inserted : .updated
+    }
+
+    /// Names the operation and entity in a unique violation, whose server message names only the index.
+    private func annotated(_ error: PersistenceError, _ operation: String, _ table: PostgresTable) -> PersistenceError {
+        guard error.code == .uniqueViolation else { return error }
+        var annotated = error
+        annotated.message = "could not \(operation) a '\(table.layout.entity.name)' record: a unique index refused it"
+        return annotated
+    }
+
+    public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
+        try use(writing: false)
+        let table = try tables.table(for: E.self)
+        let result = try run(table.selectByIDSQL, [id.storedValue], entity: table.layout.entity.name)
+        guard let row = result.rows.first else { return nil }
+        let reader = coders.reader(for: table.layout)
+        try row.read(as: table.classes, into: &reader.values)
+        return try reader.decode(E.self)
+    }
+
+    public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
+        try use(writing: false)
+        let table = try tables.table(for: E.self)
+        var compiler = PostgresConditionCompiler(table: table)
+        let sql = compiler.select(try query.resolve(in: table.layout))
+        let rows = try run(sql, try checked(compiler.arguments), entity: table.layout.entity.name).rows
+        let reader = coders.reader(for: table.layout)
+        var entities: [E] = []
+        entities.reserveCapacity(rows.count)
+        for row in rows {
+            try row.read(as: table.classes, into: &reader.values)
+            entities.append(try reader.decode(E.self))
+        }
+        return entities
+    }
+
+    public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
+        let table = try tables.table(for: E.self)
+        let reader = coders.reader(for: table.layout)
+        try forEachRow(of: table, query: query) { row in
+            try row.read(as: table.classes, into: &reader.values)
+            try body(reader.decode(E.self))
+        }
+    }
+
+    package func forEachRecordValues<E: Entity>(
+        _ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void
+    ) throws {
+        let table = try tables.table(for: E.self)
+        var values: [Value] = []
+        try forEachRow(of: table, query: Query(where: condition)) { row in
+            try row.read(as: table.classes, into: &values)
+            try body(values)
+        }
+    }
+
+    /// Runs the SELECT of `query` through a server-side cursor, fetching ``fetchSize`` rows at a time, so memory
+    /// holds one batch however many rows match. `row` may use the context (the cursor waits between fetches).
+    private func forEachRow(of table: PostgresTable, query: Query, _ row: (PostgresRow) throws -> Void) throws {
+        try use(writing: false)
+        var compiler = PostgresConditionCompiler(table: table)
+        let resolved = try query.resolve(in: table.layout)
+        let sql = compiler.select(resolved)
+        let arguments = try checked(compiler.arguments)
+        let entity = table.layout.entity.name
+        // A window no larger than a batch needs no cursor.
+        if let limit = resolved.limit, limit <= Self.fetchSize {
+            for fetched in try run(sql, arguments, entity: entity).rows {
+                try cancellation?.check()
+                try row(fetched)
+            }
+            return
+        }
+        cursorDepth += 1
+        defer { cursorDepth -= 1 }
+        let cursor = "persistence_cursor_\(cursorDepth)"
+        try run("DECLARE \(cursor) NO SCROLL CURSOR FOR \(sql)", arguments, entity: entity)
+        var finished = false
+        defer { if !finished, failure == nil { _ = try? run("CLOSE \(cursor)") } }
+        while true {
+            let batch = try run("FETCH \(Self.fetchSize) FROM \(cursor)", entity: entity).rows
+            for fetched in batch {
+                try cancellation?.check()
+                try row(fetched)
+            }
+            if batch.count < Self.fetchSize { break }
+        }
+        finished = true
+        try run("CLOSE \(cursor)")
+    }
+
+    /// The arguments of a compiled statement, when the protocol can bind that many.
+    private func checked(_ arguments: [Value]) throws -> [Value] {
+        guard arguments.count <= Self.maximumParameters else {
+            throw PersistenceError(
+                .invalidArgument,
+                "the condition binds \(arguments.count) values; PostgreSQL binds at most \(Self.maximumParameters)")
+        }
+        return arguments
+    }
+
+    public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        try use(writing: false)
+        let table = try tables.table(for: E.self)
+        var compiler = PostgresConditionCompiler(table: table)
+        let sql = compiler.statement("SELECT count(*) FROM", where: try condition?.resolve(in: table.layout))
+        let rows = try run(sql, try checked(compiler.arguments), entity: table.layout.entity.name).rows
+        guard let row = rows.first else { return 0 }
+        return Int(try row.decode(Int64.self))
+    }
+
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
+        try deleteRecord(type, key: id.storedValue)
+    }
+
+    package func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
+        try use(writing: true)
+        let table = try tables.table(for: E.self)
+        let result = try run(table.deleteByIDSQL, [key], entity: table.layout.entity.name)
+        guard ServerConnection.changes(result) > 0 else { return false }
+        recorder?.record(.delete, table.layout, key: key)
+        return true
+    }
+
+    @discardableResult
+    public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        try use(writing: true)
+        let table = try tables.table(for: E.self)
+        var compiler = PostgresConditionCompiler(table: table)
+        var sql = compiler.statement("DELETE FROM", where: try condition?.resolve(in: table.layout))
+        let arguments = try checked(compiler.arguments)
+        let entity = table.layout.entity.name
+        guard let recorder, recorder.recordsKeys else {
+            let changes = ServerConnection.changes(try run(sql, arguments, entity: entity))
+            if changes > 0 { recorder?.recordUntracked(table.layout) }
+            return changes
+        }
+        // Change-set observers want each deleted key: the statement lists them as it deletes.
+        sql += " RETURNING \(table.primaryKeyColumn)"
+        let keyClass = [table.classes[table.layout.primaryKeyIndex]]
+        var values: [Value] = []
+        let rows = try run(sql, arguments, entity: entity).rows
+        for row in rows {
+            try row.read(as: keyClass, into: &values)
+            recorder.record(.delete, table.layout, key: values[0])
+        }
+        return rows.count
+    }
+
+    // MARK: - Savepoints
+
+    @discardableResult
+    public func savepoint<R>(_ body: () throws -> R) throws -> R {
+        try use(writing: true)
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "persistence_savepoint_\(savepointDepth)"
+        try run("SAVEPOINT \(name)")
+        let mark = recorder?.mark()
+        do {
+            let result = try body()
+            try checkUsable()
+            try run("RELEASE \(name)")
+            return result
+        } catch {
+            // Rolling back to the savepoint also undoes a failure inside it; after a dropped connection it can't.
+            // A conflict stays: the server may let the transaction go on, but it can't commit what it read.
+            if failure?.isRetryable != true, (try? connection.run("ROLLBACK TO \(name)")) != nil,
+                (try? connection.run("RELEASE \(name)")) != nil
+            {
+                failure = nil
+            }
+            if let mark { recorder?.rollBack(to: mark) }
+            throw error
+        }
+    }
+}

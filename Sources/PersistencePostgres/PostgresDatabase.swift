@@ -1,0 +1,223 @@
+public import Foundation
+public import PersistenceCore
+import PostgresNIO
+
+/// A database in a schema of a PostgreSQL server, made by ``PostgresBuilder``.
+///
+/// Reads run concurrently on a pool of connections, each in a `REPEATABLE READ READ ONLY` snapshot. This
+/// database's writes are serialized on one connection, each in one `SERIALIZABLE` transaction; writes from other
+/// processes and other servers run concurrently with them, and PostgreSQL guarantees that the committed writes have
+/// the effect of running one at a time — as they do on the embedded backends. When it can't (two writers read and
+/// changed the same records), one write is rolled back whole and throws ``PersistenceError/Code/conflict``;
+/// ``Database/write(retryingUpTo:_:)`` runs such a write again, never `write(_:)` itself.
+///
+/// The synchronous API blocks the calling thread on the server's answers: call it from any thread but one of
+/// SwiftNIO's event loops (it would wait on itself); the `async` API runs on the database's own queues, never
+/// blocking the cooperative pool.
+public final class PostgresDatabase: PersistenceCore.Database, Sendable {
+    public typealias Context = PostgresContext
+
+    /// The PostgreSQL schema that holds the store's tables.
+    public let schema: String
+    let tables: PostgresTables
+    let writer: WriterConnection
+    let readers: ReaderPool
+    let runner: TransactionRunner
+    let instrumentation: Instrumentation
+    /// Where commits are published to observers.
+    public let observationHub = ObservationHub()
+    /// This database's hold on its store, ended by `close()`.
+    private let registration: StoreFiles.StoreRegistration
+
+    init(
+        builder: PostgresBuilder, writer connection: ServerConnection, tables: PostgresTables,
+        registration: StoreFiles.StoreRegistration, instrumentation: Instrumentation
+    ) {
+        schema = builder.schema
+        self.tables = tables
+        self.registration = registration
+        self.instrumentation = instrumentation
+        writer = WriterConnection(connection) { try ServerConnection.open(builder) }
+        readers = ReaderPool(size: max(1, builder.poolSize - 1)) { try ServerConnection.open(builder) }
+        runner = TransactionRunner(label: "persistence.postgres")
+        // Where the commit sequence stands now: commits after this are news.
+        _ = try? checkForExternalChanges()
+    }
+
+    deinit {
+        readers.close()
+        try? writer.close()
+    }
+
+    /// Closes the database: waits for the write and the reads under way, closes every connection, and releases the
+    /// store. Later calls throw `PersistenceError/Code/closed`; closing again does nothing.
+    /// - Throws: `PersistenceError/Code/nestedTransaction` when called inside one of this database's transactions.
+    public func close() throws {
+        guard readers.readDepth.value == 0, !writer.isHeldByCurrentThread else {
+            throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own transaction")
+        }
+        readers.close()
+        try writer.close()
+        registration.end()
+    }
+
+    /// A PostgreSQL store is a schema on a server, not files in a directory: delete it with
+    /// ``PostgresBuilder/deleteStore()``.
+    /// - Throws: `PersistenceError/Code/invalidConfiguration`, always.
+    @discardableResult
+    public static func deleteStore(named name: String, in directory: URL? = nil) throws -> Bool {
+        throw PersistenceError(
+            .invalidConfiguration,
+            "a PostgreSQL store lives on its server, not in a directory: use PostgresBuilder.deleteStore()")
+    }
+
+    /// A PostgreSQL store is a schema on a server, not files in a directory: list them with
+    /// ``PostgresBuilder/storeNames()``.
+    /// - Throws: `PersistenceError/Code/invalidConfiguration`, always.
+    public static func storeNames(in directory: URL? = nil) throws -> [String] {
+        throw PersistenceError(
+            .invalidConfiguration,
+            "PostgreSQL stores live on their server, not in a directory: use PostgresBuilder.storeNames()")
+    }
+
+    /// Runs `body` in a read transaction: a `REPEATABLE READ` snapshot of committed data.
+    ///
+    /// Mutations through the context throw `PersistenceError/Code/readOnly`.
+    @discardableResult
+    public func read<R>(_ body: (PostgresContext) throws -> R) throws -> R {
+        try readers.withConnection { try transaction(on: $0, writable: false, body) }
+    }
+
+    /// Runs `body` in a write transaction: committed when it returns, rolled back entirely when it throws.
+    ///
+    /// `body` runs once. When the server rolls the write back — a ``PersistenceError/Code/conflict`` with a
+    /// concurrent writer, a ``PersistenceError/Code/connectionLost`` — the error is thrown and nothing of the write
+    /// was committed; use ``Database/write(retryingUpTo:_:)`` to run it again.
+    @discardableResult
+    public func write<R>(_ body: (PostgresContext) throws -> R) throws -> R {
+        try writer.withConnection { try transaction(on: $0, writable: true, body) }
+    }
+
+    @discardableResult
+    public func read<R: Sendable>(_ body: @escaping @Sendable (PostgresContext) throws -> R) async throws -> R {
+        try await runner.read { try self.read(body) }
+    }
+
+    @discardableResult
+    public func write<R: Sendable>(_ body: @escaping @Sendable (PostgresContext) throws -> R) async throws -> R {
+        try await runner.write { try self.write(body) }
+    }
+
+    private func transaction<R>(
+        on connection: ServerConnection, writable: Bool, _ body: (PostgresContext) throws -> R
+    ) throws -> R {
+        try instrumentation.transaction(writable: writable) {
+            try runTransaction(on: connection, writable: writable, body)
+        }
+    }
+
+    /// Begins a transaction, runs `body`, commits (and publishes what it changed) or rolls back.
+    private func runTransaction<R>(
+        on connection: ServerConnection, writable: Bool, _ body: (PostgresContext) throws -> R
+    ) throws -> R {
+        try connection.execute(
+            writable ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
+        let context = PostgresContext(
+            connection: connection, tables: tables, recorder: recorder, instrumentation: instrumentation)
+        defer { context.expire() }
+        let result: R
+        do {
+            result = try body(context)
+            // A statement failed and the body went on: the server has aborted the transaction.
+            try context.checkUsable()
+            if writable {
+                // The last moment a cancelled task's write can still be rolled back: never commit it.
+                try context.checkCancellation()
+            }
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        do {
+            let outcome = try connection.run("COMMIT")
+            guard outcome.metadata.command == "COMMIT" else {
+                throw PersistenceError(.backend, "the server rolled the transaction back instead of committing it")
+            }
+        } catch let error as PersistenceError where error.code == .connectionLost && writable {
+            throw PersistenceError(
+                .commitOutcomeUnknown,
+                "the connection dropped while the server was committing: the write may or may not have been committed",
+                underlyingError: error)
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        guard let recorder else { return result }
+        // Still under the writer lock: observers hear of commits in commit order.
+        observationHub.publish(recorder)
+        if !recorder.isEmpty, drawCommitNumber(connection) { observationHub.publish(.external) }
+        return result
+    }
+
+    /// Draws a number from the store's commit sequence after a commit that changed something — after, so that a
+    /// number drawn always means a commit others can see — and returns whether other databases drew numbers since
+    /// this one last looked: they committed meanwhile. The write is committed already: a failure here is ignored
+    /// (the next look notices what it missed).
+    private func drawCommitNumber(_ connection: ServerConnection) -> Bool {
+        let sequence = PostgresSchemaStore.qualified(schema, PostgresSchemaStore.commitSequence)
+        guard let row = try? connection.rows("SELECT nextval($1::regclass)", [.text(sequence)]).first,
+            case .integer(let number) = row[0]
+        else { return false }
+        defer { writer.lastCommitSeen = number }
+        guard let seen = writer.lastCommitSeen else { return false }
+        return number != seen + 1
+    }
+
+    /// Notices writes that other connections — other processes, other app servers — committed since this database
+    /// last looked, and tells every observer to read again when there were some. This database's own writes notice
+    /// them as they commit.
+    @discardableResult
+    public func checkForExternalChanges() throws -> Bool {
+        try writer.withConnection { connection in
+            let sequence = PostgresSchemaStore.qualified(schema, PostgresSchemaStore.commitSequence)
+            guard let values = try connection.rows("SELECT last_value, is_called FROM \(sequence)").first,
+                case .integer(let value) = values[0]
+            else { return false }
+            // A sequence nothing was drawn from yet says 1, not called.
+            let last = values[1] == .integer(1) ? value : 0
+            defer { writer.lastCommitSeen = last }
+            guard let seen = writer.lastCommitSeen, last != seen else { return false }
+            observationHub.publish(.external)
+            return true
+        }
+    }
+}
+
+/// The model's tables, by entity type.
+struct PostgresTables: Sendable {
+    let model: Model
+    /// The PostgreSQL schema that holds the tables.
+    let schema: String
+    private let byType: [ObjectIdentifier: PostgresTable]
+    /// Every table, in model order.
+    let all: [PostgresTable]
+
+    init(model: Model, schema: String) throws {
+        self.model = model
+        self.schema = schema
+        all = try model.layouts().enumerated().map {
+            PostgresTable(index: $0.offset, layout: $0.element, schema: schema)
+        }
+        var byType: [ObjectIdentifier: PostgresTable] = [:]
+        for (type, table) in zip(model.entities, all) { byType[ObjectIdentifier(type)] = table }
+        self.byType = byType
+    }
+
+    func table<E: Entity>(for type: E.Type) throws -> PostgresTable {
+        guard let table = byType[ObjectIdentifier(type)] else {
+            throw PersistenceError(.unknownEntity, "\(E.self) is not part of this database's model")
+        }
+        return table
+    }
+}

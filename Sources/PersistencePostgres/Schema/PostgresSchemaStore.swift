@@ -1,0 +1,198 @@
+import Foundation
+import PersistenceCore
+import PostgresNIO
+
+/// Creates a new store's tables and checks an existing store's schema against the model, through the metadata
+/// table `persistence_metadata` in the store's PostgreSQL schema — the same format version, model version and
+/// schema JSON the SQLite backend keeps.
+///
+/// Several app servers may start at once: each takes a transaction-scoped advisory lock on the store before it
+/// looks, so one creates (or checks) the store while the others wait, then find it ready.
+enum PostgresSchemaStore {
+    static let metadataTable = "persistence_metadata"
+    static let aliasTable = "persistence_aliases"
+    /// A sequence every write that changes something draws from just before it commits: how a database notices
+    /// commits made by other connections (other processes, other servers).
+    static let commitSequence = "persistence_commits"
+    /// The format this code writes and reads.
+    static let formatVersion: Int64 = 1
+
+    /// Prepares the store for `tables` in one transaction on `connection`, under the store's advisory lock.
+    /// - Throws: `migrationRequired` when the stored schema differs from the model, `unsupportedFormatVersion`,
+    ///   `invalidConfiguration` for a store of a newer model version, `invalidSchema` when tables of the model's
+    ///   names exist outside a Persistence store, `corrupt` for unreadable metadata — each with nothing changed.
+    static func prepare(_ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable]) throws {
+        try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        do {
+            try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey(schema: schema))])
+            try prepareLocked(connection, schema: schema, model: model, tables: tables)
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The advisory lock key of a store: a stable 64-bit hash of its schema name (FNV-1a).
+    static func lockKey(schema: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in "persistence:\(schema)".utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    private static func prepareLocked(
+        _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable]
+    ) throws {
+        let descriptions = tables.map(\.layout.entity)
+        guard try tableExists(connection, schema: schema, name: metadataTable) else {
+            for table in tables where try tableExists(connection, schema: schema, name: table.layout.entity.name) {
+                throw PersistenceError(
+                    .invalidSchema,
+                    "the schema '\(schema)' already has a table '\(table.layout.entity.name)' that Persistence did not"
+                        + " create")
+            }
+            try create(connection, schema: schema, model: model, tables: tables, descriptions: descriptions)
+            return
+        }
+        let stored = try readMetadata(connection, schema: schema)
+        guard case .integer(let format)? = stored["formatVersion"], format >= 1 else {
+            throw PersistenceError(.corrupt, "the store's metadata has no valid format version")
+        }
+        guard format <= formatVersion else {
+            throw PersistenceError(
+                .unsupportedFormatVersion,
+                "the store has format version \(format); this version of Persistence reads up to \(formatVersion)")
+        }
+        guard case .blob(let json)? = stored["schema"],
+            let storedSchema = try? JSONDecoder().decode([EntityDescription].self, from: json)
+        else {
+            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
+        }
+        guard case .integer(let storedVersion)? = stored["modelVersion"] else {
+            throw PersistenceError(.corrupt, "the store's metadata has no valid model version")
+        }
+        guard storedVersion <= Int64(model.version) else {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "the store has model version \(storedVersion), newer than this model's \(model.version)")
+        }
+        guard storedSchema.map(\.normalized) == descriptions.map(\.normalized) else {
+            throw PersistenceError(
+                .migrationRequired,
+                EntityDescription.difference(stored: storedSchema, current: descriptions)
+                    + "; the PostgreSQL backend does not migrate schemas yet: migrate the store's tables yourself"
+                    + " or start a new schema")
+        }
+        if storedVersion < Int64(model.version) {
+            try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
+        }
+    }
+
+    private static func create(
+        _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable],
+        descriptions: [EntityDescription]
+    ) throws {
+        try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quote(schema))")
+        try connection.execute(
+            "CREATE TABLE \(qualified(schema, metadataTable)) (key text NOT NULL PRIMARY KEY, value bytea NOT NULL)")
+        try connection.execute("CREATE SEQUENCE \(qualified(schema, commitSequence))")
+        // Aliases: one row per name and position (-1: the entity and whether it's a list; 0…: the keys, tagged).
+        try connection.execute(
+            "CREATE TABLE \(qualified(schema, aliasTable)) (name bytea NOT NULL, position bigint NOT NULL, "
+                + "entity bytea NOT NULL, list bigint NOT NULL, key bytea, PRIMARY KEY (name, position))")
+        for table in tables {
+            for sql in table.creationSQL(schema: schema) { try connection.execute(sql) }
+        }
+        try write(connection, schema: schema, "formatVersion", .integer(formatVersion))
+        try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try write(connection, schema: schema, "schema", .blob(try encoder.encode(descriptions)))
+    }
+
+    /// Drops a store's tables, sequence and (when then empty, and not `public`) schema, under its advisory lock, in
+    /// one transaction; returns whether there was a store.
+    static func delete(_ connection: ServerConnection, schema: String) throws -> Bool {
+        try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
+        do {
+            try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey(schema: schema))])
+            guard try tableExists(connection, schema: schema, name: metadataTable) else {
+                try connection.execute("ROLLBACK")
+                return false
+            }
+            let stored = try readMetadata(connection, schema: schema)
+            var tables = [metadataTable, aliasTable]
+            if case .blob(let json)? = stored["schema"],
+                let descriptions = try? JSONDecoder().decode([EntityDescription].self, from: json)
+            {
+                tables += descriptions.map(\.name)
+            }
+            for table in tables {
+                try connection.execute("DROP TABLE IF EXISTS \(qualified(schema, table))")
+            }
+            try connection.execute("DROP SEQUENCE IF EXISTS \(qualified(schema, commitSequence))")
+            let left = try connection.run(
+                "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                    + "WHERE n.nspname = $1", [.text(schema)], textAsBytes: false
+            ).rows.first?.decode(Int64.self)
+            if schema != "public", left == 0 {
+                try connection.execute("DROP SCHEMA IF EXISTS \(quote(schema))")
+            }
+            try connection.execute("COMMIT")
+            return true
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The schemas of the connection's database that hold a Persistence store, sorted.
+    static func storeSchemas(_ connection: ServerConnection) throws -> [String] {
+        try connection.run(
+            "SELECT schemaname FROM pg_catalog.pg_tables WHERE tablename = $1",
+            [.text(metadataTable)], textAsBytes: false
+        ).rows.map { try $0.decode(String.self) }.sorted()
+    }
+
+    /// Whether `schema` has a table named `name`.
+    static func tableExists(_ connection: ServerConnection, schema: String, name: String) throws -> Bool {
+        try !connection.run(
+            "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2",
+            [.text(schema), .text(name)], textAsBytes: false
+        ).rows.isEmpty
+    }
+
+    /// The metadata, by key: integers as `.integer`, the schema as `.blob`.
+    static func readMetadata(_ connection: ServerConnection, schema: String) throws -> [String: Value] {
+        var stored: [String: Value] = [:]
+        for row in try connection.run("SELECT key, value FROM \(qualified(schema, metadataTable))").rows {
+            let values = try row.values()
+            guard case .text(let key) = values[0], case .blob(let data) = values[1] else { continue }
+            if key == "schema" {
+                stored[key] = .blob(data)
+            } else if let integer = Int64(String(decoding: data, as: UTF8.self)) {
+                stored[key] = .integer(integer)
+            } else {
+                stored[key] = .blob(data)
+            }
+        }
+        return stored
+    }
+
+    private static func write(_ connection: ServerConnection, schema: String, _ key: String, _ value: Value) throws {
+        let bytes: Value =
+            switch value {
+            case .integer(let integer): .blob(Data(String(integer).utf8))
+            default: value
+            }
+        try connection.run(
+            "INSERT INTO \(qualified(schema, metadataTable)) (key, value) VALUES ($1, $2) "
+                + "ON CONFLICT (key) DO UPDATE SET value = excluded.value", [.text(key), bytes], textAsBytes: false)
+    }
+
+    /// A quoted, schema-qualified name.
+    static func qualified(_ schema: String, _ name: String) -> String { quote(schema) + "." + quote(name) }
+}

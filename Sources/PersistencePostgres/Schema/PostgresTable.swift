@@ -1,0 +1,128 @@
+import PersistenceCore
+
+/// How one entity maps to one PostgreSQL table: its layout and the SQL of its fixed statements, built once per
+/// database.
+///
+/// Identifiers come only from the schema, always quoted and qualified by the store's PostgreSQL schema; values are
+/// always bound (`$1…`). Text is stored as its UTF-8 in `bytea` — PostgreSQL's `text` can't hold NUL, and `bytea`
+/// orders by bytes, which is code-point order, exactly as the other backends compare text.
+final class PostgresTable: Sendable {
+    /// The entity's position in the model.
+    let index: Int
+    let layout: RecordLayout
+    /// The quoted, schema-qualified table name.
+    let table: String
+    /// The quoted column list, in layout order.
+    let columns: String
+    let primaryKeyColumn: String
+    /// Each column's storage class, in layout order: how result cells are read.
+    let classes: [StorageClass]
+    /// The names of the entity's unique indexes: a unique violation on one of them is not a duplicate key.
+    let uniqueIndexNames: Set<String>
+
+    let insertSQL: String
+    let updateSQL: String
+    let upsertSQL: String
+    let selectByIDSQL: String
+    let existsSQL: String
+    let deleteByIDSQL: String
+
+    init(index: Int, layout: RecordLayout, schema: String) {
+        self.index = index
+        self.layout = layout
+        let entity = layout.entity
+        table = quote(schema) + "." + quote(entity.name)
+        columns = layout.names.map(quote).joined(separator: ", ")
+        primaryKeyColumn = quote(entity.primaryKey)
+        classes = layout.types.map(\.storageClass)
+        uniqueIndexNames = Set(entity.indexes.filter(\.isUnique).map { $0.name(in: entity.name) })
+
+        let placeholders = (1...layout.names.count).map { "$\($0)" }.joined(separator: ", ")
+        let keyParameter = "$\(layout.primaryKeyIndex + 1)"
+        let others = layout.names.indices.filter { $0 != layout.primaryKeyIndex }
+        // DO NOTHING on any unique conflict: a refused insert leaves the transaction usable, as on the other backends.
+        insertSQL = "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders)) ON CONFLICT DO NOTHING"
+        let sets = others.map { "\(quote(layout.names[$0])) = $\($0 + 1)" }
+        // An entity with only a key has nothing to set: the update then just finds the row.
+        updateSQL =
+            sets.isEmpty
+            ? "UPDATE \(table) SET \(primaryKeyColumn) = \(keyParameter) WHERE \(primaryKeyColumn) = \(keyParameter)"
+            : "UPDATE \(table) SET \(sets.joined(separator: ", ")) WHERE \(primaryKeyColumn) = \(keyParameter)"
+        // One statement: insert, or update unless the stored stamp is as new; `xmax = 0` only on a fresh row.
+        var upsert = "INSERT INTO \(table) AS stored (\(columns)) VALUES (\(placeholders)) "
+        let excludedSets = others.map { position -> String in
+            let column = quote(layout.names[position])
+            guard position == layout.stampIndex else { return "\(column) = excluded.\(column)" }
+            return "\(column) = COALESCE(excluded.\(column), stored.\(column))"
+        }
+        upsert +=
+            "ON CONFLICT (\(primaryKeyColumn)) DO UPDATE SET "
+            + (excludedSets.isEmpty
+                ? "\(primaryKeyColumn) = excluded.\(primaryKeyColumn)" : excludedSets.joined(separator: ", "))
+        if let stamp = layout.stampIndex.map({ quote(layout.names[$0]) }) {
+            upsert +=
+                " WHERE stored.\(stamp) IS NULL OR excluded.\(stamp) IS NULL OR excluded.\(stamp) > stored.\(stamp)"
+        }
+        upsertSQL = upsert + " RETURNING (xmax = 0)"
+        selectByIDSQL = "SELECT \(columns) FROM \(table) WHERE \(primaryKeyColumn) = $1"
+        existsSQL = "SELECT 1 FROM \(table) WHERE \(primaryKeyColumn) = $1"
+        deleteByIDSQL = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = $1"
+    }
+
+    /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.
+    func creationSQL(schema: String) -> [String] {
+        let entity = layout.entity
+        let definitions = entity.attributes.map { attribute in
+            var definition = "\(quote(attribute.name)) \(Self.columnType(attribute.type))"
+            if attribute.name == entity.primaryKey {
+                definition += " NOT NULL PRIMARY KEY"
+            } else if !attribute.isOptional {
+                definition += " NOT NULL"
+            }
+            return definition
+        }
+        let indexes = entity.indexes.map { index in
+            let unique = index.isUnique ? "UNIQUE " : ""
+            let indexColumns = index.attributes.map(quote).joined(separator: ", ")
+            return "CREATE \(unique)INDEX \(quote(index.name(in: entity.name))) ON \(table) (\(indexColumns))"
+        }
+        return ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"] + indexes
+    }
+
+    /// The column type of an attribute type, as `information_schema.columns.data_type` spells it.
+    static func columnType(_ type: AttributeType) -> String {
+        switch type.storageClass {
+        case .integer: "bigint"
+        case .real: "double precision"
+        case .text, .blob: "bytea"
+        }
+    }
+
+    /// Checks that every identifier the model makes fits PostgreSQL (at most 63 bytes, no NUL), so none is silently
+    /// truncated into another.
+    static func validateIdentifiers(of model: Model) throws {
+        for layout in try model.layouts() {
+            let entity = layout.entity
+            let names =
+                [entity.name] + entity.attributes.map(\.name) + entity.indexes.map { $0.name(in: entity.name) }
+            for name in names where name.utf8.count > 63 || name.unicodeScalars.contains("\0") {
+                throw PersistenceError(
+                    .invalidSchema,
+                    "'\(name.prefix(80))' (of entity '\(entity.name)') is longer than PostgreSQL's 63-byte identifiers"
+                        + " or holds NUL: rename it for the PostgreSQL backend")
+            }
+        }
+    }
+}
+
+/// Quotes an SQL identifier: `"name"`, with inner quotes doubled.
+func quote(_ identifier: String) -> String {
+    var quoted = String.UnicodeScalarView()
+    quoted.append("\"")
+    for scalar in identifier.unicodeScalars {
+        if scalar == "\"" { quoted.append(scalar) }
+        quoted.append(scalar)
+    }
+    quoted.append("\"")
+    return String(quoted)
+}

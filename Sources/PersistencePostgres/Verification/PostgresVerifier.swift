@@ -1,0 +1,224 @@
+import Foundation
+public import PersistenceCore
+import PostgresNIO
+
+/// Checks one PostgreSQL store in one `REPEATABLE READ` snapshot: the metadata, each entity's table (columns, types,
+/// nullability, primary key) and indexes, then every row's values against its attribute.
+///
+/// Rows stream through a cursor, a batch at a time, so memory stays flat. The server's own storage checks (page
+/// checksums, `amcheck`) are the server administrator's: they need superuser rights and an extension.
+struct PostgresVerifier {
+    let context: PostgresContext
+    private var report = VerificationReport()
+
+    init(context: PostgresContext) { self.context = context }
+
+    private var schema: String { context.tables.schema }
+
+    mutating func run() throws -> VerificationReport {
+        try verifyMetadata()
+        for table in context.tables.all {
+            report.entitiesChecked += 1
+            let present = try verifyColumns(of: table)
+            try verifyIndexes(of: table)
+            try verifyRows(of: table, present: present)
+        }
+        return report
+    }
+
+    private mutating func add(_ problem: VerificationProblem) { report.append(problem) }
+
+    /// Runs a catalog query; values by their PostgreSQL types.
+    private func catalog(_ sql: String, _ arguments: [Value]) throws -> [[Value]] {
+        try context.run(sql, arguments, textAsBytes: false).rows.map { try $0.values() }
+    }
+
+    // MARK: - Metadata
+
+    private mutating func verifyMetadata() throws {
+        let table = PostgresSchemaStore.metadataTable
+        guard
+            try !catalog(
+                "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2",
+                [.text(schema), .text(table)]
+            ).isEmpty
+        else {
+            add(VerificationProblem(.metadataMissing, message: "the metadata table '\(table)' is missing"))
+            return
+        }
+        let stored = try PostgresSchemaStore.readMetadata(context.connection, schema: schema)
+        for key in ["formatVersion", "modelVersion", "schema"] where stored[key] == nil {
+            add(VerificationProblem(.metadataMissing, message: "the metadata has no '\(key)'"))
+        }
+        if let format = stored["formatVersion"] {
+            guard case .integer(let version) = format, (1...PostgresSchemaStore.formatVersion).contains(version) else {
+                add(VerificationProblem(.metadataInvalid, message: "the format version is not one this version reads"))
+                return
+            }
+        }
+        if let version = stored["modelVersion"], version.storageClass != .integer {
+            add(VerificationProblem(.metadataInvalid, message: "the model version is not an integer"))
+        }
+        guard let schemaJSON = stored["schema"] else { return }
+        guard case .blob(let json) = schemaJSON,
+            let descriptions = try? JSONDecoder().decode([EntityDescription].self, from: json)
+        else {
+            add(VerificationProblem(.metadataInvalid, message: "the stored schema is unreadable"))
+            return
+        }
+        let current = context.tables.all.map(\.layout.entity)
+        let byName: ([EntityDescription]) -> [EntityDescription] = { $0.map(\.normalized).sorted { $0.name < $1.name } }
+        if byName(descriptions) != byName(current) {
+            add(
+                VerificationProblem(
+                    .schemaMismatch, message: EntityDescription.difference(stored: descriptions, current: current)))
+        }
+    }
+
+    // MARK: - Tables and indexes
+
+    /// Checks the entity's table against its description; returns the attribute positions that have a column.
+    private mutating func verifyColumns(of table: PostgresTable) throws -> [Int] {
+        let entity = table.layout.entity
+        struct Column {
+            var type: String
+            var notNull: Bool
+        }
+        var columns: [String: Column] = [:]
+        for row in try catalog(
+            "SELECT column_name::text, data_type::text, is_nullable::text FROM information_schema.columns "
+                + "WHERE table_schema = $1 AND table_name = $2", [.text(schema), .text(entity.name)])
+        {
+            guard case .text(let name) = row[0], case .text(let type) = row[1], case .text(let nullable) = row[2]
+            else { continue }
+            columns[name] = Column(type: type, notNull: nullable == "NO")
+        }
+        func mismatch(_ message: String, attribute: String? = nil) {
+            add(VerificationProblem(.schemaMismatch, entity: entity.name, attribute: attribute, message: message))
+        }
+        guard !columns.isEmpty else {
+            mismatch("the table of '\(entity.name)' is missing")
+            return []
+        }
+        let keyColumns = try catalog(
+            "SELECT a.attname::text FROM pg_catalog.pg_index i "
+                + "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
+                + "WHERE i.indrelid = $1::regclass AND i.indisprimary", [.text(table.table)]
+        ).compactMap { row -> String? in if case .text(let name) = row[0] { name } else { nil } }
+        if keyColumns != [entity.primaryKey] {
+            mismatch("the table's primary key is not the attribute '\(entity.primaryKey)'")
+        }
+        var present: [Int] = []
+        for (position, attribute) in entity.attributes.enumerated() {
+            guard let column = columns.removeValue(forKey: attribute.name) else {
+                mismatch("the table has no column for attribute '\(attribute.name)'", attribute: attribute.name)
+                continue
+            }
+            present.append(position)
+            let isKey = attribute.name == entity.primaryKey
+            if column.type != PostgresTable.columnType(attribute.type) {
+                mismatch("column '\(attribute.name)' is declared \(column.type)", attribute: attribute.name)
+            }
+            if column.notNull != (isKey || !attribute.isOptional) {
+                mismatch(
+                    "column '\(attribute.name)' is \(column.notNull ? "" : "not ")NOT NULL, unlike its attribute",
+                    attribute: attribute.name)
+            }
+        }
+        for name in columns.keys.sorted() {
+            mismatch("the table has a column '\(name)' that the model does not declare")
+        }
+        return present
+    }
+
+    private mutating func verifyIndexes(of table: PostgresTable) throws {
+        let entity = table.layout.entity
+        var found: [String: (unique: Bool, columns: [String])] = [:]
+        for row in try catalog(
+            "SELECT c.relname::text, i.indisunique, "
+                + "array_to_string(ARRAY(SELECT a.attname::text FROM unnest(i.indkey) WITH ORDINALITY AS k(n, o) "
+                + "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n ORDER BY k.o), "
+                + "chr(31)) FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class c ON c.oid = i.indexrelid "
+                + "WHERE i.indrelid = $1::regclass AND NOT i.indisprimary", [.text(table.table)])
+        {
+            guard case .text(let name) = row[0], case .integer(let unique) = row[1], case .text(let list) = row[2]
+            else { continue }
+            found[name] = (unique != 0, list.split(separator: "\u{1F}").map(String.init))
+        }
+        for index in entity.indexes {
+            let name = index.name(in: entity.name)
+            func mismatch(_ message: String) {
+                add(VerificationProblem(.schemaMismatch, entity: entity.name, index: name, message: message))
+            }
+            guard let (isUnique, columns) = found.removeValue(forKey: name) else {
+                mismatch("the index is missing")
+                continue
+            }
+            if isUnique != index.isUnique { mismatch("the index is \(isUnique ? "" : "not ")unique, unlike the model") }
+            if columns != index.attributes { mismatch("the index is on other columns than the model declares") }
+        }
+        // Extra indexes only speed up queries, unless they are unique: then they refuse writes the model allows.
+        for (name, index) in found.sorted(by: { $0.key < $1.key }) where index.unique {
+            add(
+                VerificationProblem(
+                    .schemaMismatch, entity: entity.name, index: name,
+                    message: "a unique index the model does not declare constrains the table"))
+        }
+    }
+
+    // MARK: - Rows
+
+    /// Checks each value of each row against its attribute, naming the row by its primary key. Text is read as
+    /// bytes first, so text that isn't UTF-8 is reported rather than read with replacement characters.
+    private mutating func verifyRows(of table: PostgresTable, present: [Int]) throws {
+        let layout = table.layout
+        guard !present.isEmpty else { return }
+        let attributes = present.map { layout.entity.attributes[$0] }
+        let classes = present.map { layout.types[$0].storageClass == .text ? .blob : layout.types[$0].storageClass }
+        let keyColumn = present.firstIndex(of: layout.primaryKeyIndex)
+        let keyType = layout.types[layout.primaryKeyIndex]
+        let sql = "SELECT \(attributes.map { quote($0.name) }.joined(separator: ", ")) FROM \(table.table)"
+        try context.run("DECLARE persistence_verify NO SCROLL CURSOR FOR \(sql)")
+        var values: [Value] = []
+        while true {
+            let rows = try context.run("FETCH \(PostgresContext.fetchSize) FROM persistence_verify").rows
+            for row in rows {
+                // An async verify() whose task is cancelled stops between rows.
+                try CancellationFlag.checkCurrent()
+                report.recordsChecked += 1
+                try row.read(as: classes, into: &values)
+                for index in values.indices where attributes[index].type.storageClass == .text {
+                    guard case .blob(let bytes) = values[index] else { continue }
+                    values[index] = String(validating: bytes, as: UTF8.self).map(Value.text) ?? .blob(bytes)
+                }
+                let key = keyColumn.map { values[$0].primaryKeyText(as: keyType) }
+                for (attribute, value) in zip(attributes, values) {
+                    guard let found = attribute.verificationProblem(for: value, in: layout.entity.name) else {
+                        continue
+                    }
+                    add(
+                        VerificationProblem(
+                            found.kind, entity: layout.entity.name, primaryKey: key, attribute: attribute.name,
+                            message: found.message))
+                }
+            }
+            if rows.count < PostgresContext.fetchSize { break }
+        }
+        try context.run("CLOSE persistence_verify")
+    }
+}
+
+extension PostgresDatabase {
+    /// Checks the whole store in one read snapshot and reports every problem it finds (see `Database/verify()`).
+    public func verify() throws -> VerificationReport {
+        try read { context in
+            var verifier = PostgresVerifier(context: context)
+            return try verifier.run()
+        }
+    }
+
+    /// Checks the whole store, as the synchronous `verify()` does, off the cooperative pool.
+    public func verify() async throws -> VerificationReport {
+        try await runner.read { try self.verify() }
+    }
+}

@@ -97,24 +97,16 @@ lint:
 test: deps lint
 	@echo "==> test: build with tests"
 	$(SWIFT) build --build-tests
-	@echo "==> test: run"
-	$(SWIFT) test --skip-build --disable-xctest
+	@echo "==> test: run (with a throw-away PostgreSQL server for the Postgres tests)"
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest
 	@$(MAKE) --no-print-directory consumer-check
 
-# A throw-away cluster in a temporary directory, stopped and removed even when the tests fail. Set
+# The Postgres tests run against a throw-away cluster (scripts/with-postgres.sh: installs postgresql when missing,
+# starts a server in a temporary directory, stops and removes it even when the tests fail). Set
 # PERSISTENCE_POSTGRES_URL to run against an existing server instead.
-PG_DIR := $(shell echo $${TMPDIR:-/tmp})/persistence-postgres-$(shell id -u)
-test-postgres:
-	@if [ -n "$${PERSISTENCE_POSTGRES_URL:-}" ]; then \
-		echo "==> test-postgres: against $$PERSISTENCE_POSTGRES_URL (not started here)"; \
-		$(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests; \
-	else \
-		scripts/postgres-server.sh stop "$(PG_DIR)" 2>/dev/null || true; \
-		echo "==> test-postgres: starting a throw-away server in $(PG_DIR)"; \
-		url=$$(scripts/postgres-server.sh start "$(PG_DIR)") || { scripts/postgres-server.sh stop "$(PG_DIR)"; exit 1; }; \
-		trap 'scripts/postgres-server.sh stop "$(PG_DIR)"' EXIT; \
-		PERSISTENCE_POSTGRES_URL="$$url" $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests; \
-	fi
+test-postgres: deps
+	$(SWIFT) build --build-tests
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests
 
 # The same flow twice: only the builder (and one backend-specific step) differs.
 demo: deps

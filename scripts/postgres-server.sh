@@ -31,6 +31,11 @@ start)
         $sudo apt-get update -q >&2
         $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql >&2
         bin=$(find_bin) || { echo "error: no initdb/pg_ctl after installing postgresql" >&2; exit 1; }
+        # Debian starts a default cluster on install where services may start: this machine didn't run one before.
+        if command -v pg_lsclusters >/dev/null 2>&1; then
+            pg_lsclusters --no-header 2>/dev/null | awk '$4 == "online" { print $1, $2 }' |
+                while read -r version cluster; do $sudo pg_ctlcluster "$version" "$cluster" stop >&2 || true; done
+        fi
     fi
     mkdir -p "$dir"
     [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"

@@ -96,6 +96,7 @@ let package = Package(
                 "PersistenceCore",
                 "PersistenceLMDB",
                 "PersistenceSQLite",
+                "PersistencePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -108,6 +109,7 @@ let package = Package(
                 "PersistenceCore",
                 "PersistenceLMDB",
                 "PersistenceSQLite",
+                "PersistencePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -125,7 +127,7 @@ let package = Package(
 
         .testTarget(
             name: "PersistencePostgresTests",
-            dependencies: ["PersistenceCore", "PersistencePostgres", "PersistenceTesting"],
+            dependencies: ["PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

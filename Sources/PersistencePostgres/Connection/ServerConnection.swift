@@ -81,10 +81,31 @@ final class ServerConnection: @unchecked Sendable {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { bindings.append(value, textAsBytes: textAsBytes) }
         do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger).wait()
+            return try awaitAnswer(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger))
         } catch {
             throw translate(statementError: error)
         }
+    }
+
+    /// Blocks until the server's answer arrives — or the connection is found closed while it waits: postgres-nio
+    /// can leave a query sent just as the server ends the connection (`pg_terminate_backend`, a restart) unanswered
+    /// forever, and a user's write must fail with `connectionLost` then, not hang.
+    private func awaitAnswer<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let answered = DispatchSemaphore(value: 0)
+        let result = Mutex<Result<T, any Error>?>(nil)
+        future.whenComplete { outcome in
+            result.withLock { $0 = outcome }
+            answered.signal()
+        }
+        while answered.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+            if connection.isClosed, answered.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
+                throw PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+            }
+        }
+        guard let outcome = result.withLock({ $0 }) else {
+            throw PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+        }
+        return try outcome.get()
     }
 
     /// Runs one statement with bound values; returns its rows' values by their PostgreSQL types.

@@ -1,0 +1,65 @@
+import ArgumentParser
+import PersistencePostgres
+
+/// The one record the concurrent-writer tests increment.
+struct SharedCounter: Entity {
+    var id: Int64
+    var value: Int64
+}
+
+/// Where a Postgres command's store is: the server and the schema.
+struct ServerStoreOptions: ParsableArguments {
+    @Option(help: "The server's postgres:// URL.")
+    var url: String
+
+    @Option(help: "The PostgreSQL schema of the store.")
+    var schema: String
+
+    func open(_ entities: [any Entity.Type]) throws -> PostgresDatabase {
+        var builder = try PostgresBuilder(url: url, model: Model(version: 1, entities: entities))
+        builder.schema = schema
+        return try builder.create()
+    }
+}
+
+/// `postgres-increment`: increments the shared counter `count` times, each in a write run again on a conflict with
+/// the other writers (`write(retryingUpTo:)`), and prints how many times the write blocks ran.
+struct PostgresIncrement: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "postgres-increment",
+        abstract: "Increment a shared counter on a PostgreSQL store, retrying conflicts; print the attempts.")
+
+    @OptionGroup var store: ServerStoreOptions
+
+    @Option(help: "How many increments.")
+    var count = 1000
+
+    func run() throws {
+        let db = try store.open([SharedCounter.self])
+        var attempts = 0
+        for _ in 0..<count {
+            try db.write(retryingUpTo: 1000) { context in
+                attempts += 1
+                var counter = try context.recover(SharedCounter.self, id: 1) ?? SharedCounter(id: 1, value: 0)
+                counter.value += 1
+                try context.upsert(counter)
+            }
+        }
+        print("attempts \(attempts)")
+    }
+}
+
+/// `postgres-open`: opens (creating when needed) a store of the shared counter and prints `opened`.
+struct PostgresOpen: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "postgres-open", abstract: "Open (creating when needed) a PostgreSQL store; print `opened`.")
+
+    @OptionGroup var store: ServerStoreOptions
+
+    func run() throws {
+        let db = try store.open([SharedCounter.self])
+        // The other processes starting beside this one write the same record: a conflict is expected, and retried.
+        try db.write(retryingUpTo: 100) { context in try context.upsert(SharedCounter(id: 1, value: 0)) }
+        print("opened")
+    }
+}

@@ -36,7 +36,8 @@ public struct PostgresBuilder: DatabaseBuilder {
     public var database: String
     /// The entity types and the schema version.
     public var model: Model
-    /// How many connections the database opens at most (one of them writes at a time).
+    /// How many connections the database opens at most (2…256): one for its writes, the others for reads, opened
+    /// as reads need them.
     public var poolSize = 4
     /// TLS: `.disable` by default, as for a server on loopback.
     public var tls = TLSMode.disable
@@ -155,8 +156,8 @@ public struct PostgresBuilder: DatabaseBuilder {
         }
         guard !username.isEmpty else { throw PersistenceError(.invalidConfiguration, "the user name is empty") }
         guard !database.isEmpty else { throw PersistenceError(.invalidConfiguration, "the database name is empty") }
-        guard (1...256).contains(poolSize) else {
-            throw PersistenceError(.invalidConfiguration, "poolSize must be between 1 and 256")
+        guard (2...256).contains(poolSize) else {
+            throw PersistenceError(.invalidConfiguration, "poolSize must be between 2 and 256")
         }
         guard connectTimeout > .zero else {
             throw PersistenceError(.invalidConfiguration, "connectTimeout must be positive")

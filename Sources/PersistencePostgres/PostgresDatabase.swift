@@ -38,7 +38,7 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
         self.registration = registration
         self.instrumentation = instrumentation
         writer = WriterConnection(connection) { try ServerConnection.open(builder) }
-        readers = ReaderPool(size: max(1, builder.poolSize - 1)) { try ServerConnection.open(builder) }
+        readers = ReaderPool(size: builder.poolSize - 1) { try ServerConnection.open(builder) }
         runner = TransactionRunner(label: "persistence.postgres")
         // Where the commit sequence stands now: commits after this are news.
         _ = try? checkForExternalChanges()

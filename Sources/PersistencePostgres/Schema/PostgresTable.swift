@@ -114,15 +114,3 @@ final class PostgresTable: Sendable {
         }
     }
 }
-
-/// Quotes an SQL identifier: `"name"`, with inner quotes doubled.
-func quote(_ identifier: String) -> String {
-    var quoted = String.UnicodeScalarView()
-    quoted.append("\"")
-    for scalar in identifier.unicodeScalars {
-        if scalar == "\"" { quoted.append(scalar) }
-        quoted.append(scalar)
-    }
-    quoted.append("\"")
-    return String(quoted)
-}

@@ -88,16 +88,3 @@ final class TableMapping: Sendable {
         }
     }
 }
-
-/// Quotes an SQL identifier: `"name"`, with inner quotes doubled.
-func quote(_ identifier: String) -> String {
-    // By scalar, not Character: a quote followed by a combining mark is one Character but still a quote to SQLite.
-    var quoted = String.UnicodeScalarView()
-    quoted.append("\"")
-    for scalar in identifier.unicodeScalars {
-        if scalar == "\"" { quoted.append(scalar) }
-        quoted.append(scalar)
-    }
-    quoted.append("\"")
-    return String(quoted)
-}

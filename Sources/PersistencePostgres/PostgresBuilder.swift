@@ -1,5 +1,5 @@
 public import CoreMetrics
-public import Foundation
+import Foundation
 public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore

@@ -83,15 +83,26 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         }
     }
 
-    /// Runs one statement that a constraint may refuse, in its own savepoint when `guarded`, so that a refusal leaves
-    /// the transaction usable.
-    private func runGuarded(_ sql: String, _ values: [Value], guarded: Bool, entity: String) throws
-        -> PostgresQueryResult
-    {
-        guard guarded else { return try run(sql, values, entity: entity) }
+    /// Runs one of a table's fixed statements, prepared once per connection; a failure ends the transaction.
+    @discardableResult
+    func runFixed(_ sql: String, _ values: [Value], entity: String) throws -> [PostgresRow] {
+        instrumentation.trace(sql, entity: entity)
+        do {
+            return try connection.runPrepared(sql, values)
+        } catch let error as PersistenceError {
+            if failure == nil { failure = error }
+            throw error
+        }
+    }
+
+    /// Runs a fixed statement that a constraint may refuse, in its own savepoint when `guarded`, so that a refusal
+    /// leaves the transaction usable.
+    private func runGuarded(_ sql: String, _ values: [Value], guarded: Bool, entity: String) throws -> [PostgresRow] {
+        guard guarded else { return try runFixed(sql, values, entity: entity) }
         try run("SAVEPOINT persistence_statement")
         do {
-            let result = try connection.run(sql, values)
+            instrumentation.trace(sql, entity: entity)
+            let result = try connection.runPrepared(sql, values)
             try run("RELEASE persistence_statement")
             return result
         } catch let error as PersistenceError where error.isRetryable {
@@ -127,13 +138,12 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
     private func insert(_ values: [Value], into table: PostgresTable) throws {
         let layout = table.layout
         let key = values[layout.primaryKeyIndex]
-        let result = try run(table.insertSQL, values, entity: layout.entity.name)
-        guard ServerConnection.changes(result) == 0 else {
+        guard try runFixed(table.insertSQL, values, entity: layout.entity.name).isEmpty else {
             recorder?.record(.insert, layout, key: key)
             return
         }
         // ON CONFLICT DO NOTHING: the primary key or a unique index refused it.
-        let exists = try !run(table.existsSQL, [key], entity: layout.entity.name).rows.isEmpty
+        let exists = try !runFixed(table.existsSQL, [key], entity: layout.entity.name).isEmpty
         guard !exists, !table.uniqueIndexNames.isEmpty else {
             throw PersistenceError(
                 .duplicateKey, "could not insert a '\(layout.entity.name)' record: its primary key exists")
@@ -147,14 +157,14 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let table = try tables.table(for: E.self)
         let layout = table.layout
         let values = try coders.writer(for: layout).encode(entity)
-        let result: PostgresQueryResult
+        let updated: [PostgresRow]
         do {
-            result = try runGuarded(
+            updated = try runGuarded(
                 table.updateSQL, values, guarded: !table.uniqueIndexNames.isEmpty, entity: layout.entity.name)
         } catch let error as PersistenceError {
             throw annotated(error, "update", table)
         }
-        guard ServerConnection.changes(result) > 0 else {
+        guard !updated.isEmpty else {
             throw PersistenceError(.notFound, "no \(layout.entity.name) has that primary key")
         }
         recorder?.record(.update, layout, key: values[layout.primaryKeyIndex])
@@ -166,7 +176,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let table = try tables.table(for: E.self)
         let layout = table.layout
         let values = try coders.writer(for: layout).encode(entity)
-        let result: PostgresQueryResult
+        let result: [PostgresRow]
         do {
             result = try runGuarded(
                 table.upsertSQL, values, guarded: !table.uniqueIndexNames.isEmpty, entity: layout.entity.name)
@@ -174,8 +184,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
             throw annotated(error, "upsert", table)
         }
         // No row: the stored record's stamp is as new, and it stays.
-        guard let row = result.rows.first else { return .ignoredAsStale }
-        let inserted = try row.decode(Bool.self)
+        guard let cell = result.first?.first else { return .ignoredAsStale }
+        let inserted = try Value(cell, as: .integer) == .integer(1)
         let key = values[layout.primaryKeyIndex]
         recorder?.record(inserted ? .insert : .update, layout, key: key)
         return inserted ? .inserted : .updated
@@ -192,8 +202,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
     public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
         try use(writing: false)
         let table = try tables.table(for: E.self)
-        let result = try run(table.selectByIDSQL, [id.storedValue], entity: table.layout.entity.name)
-        guard let row = result.rows.first else { return nil }
+        let rows = try runFixed(table.selectByIDSQL, [id.storedValue], entity: table.layout.entity.name)
+        guard let row = rows.first else { return nil }
         let reader = coders.reader(for: table.layout)
         try row.read(as: table.classes, into: &reader.values)
         return try reader.decode(E.self)
@@ -298,8 +308,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
     package func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
         try use(writing: true)
         let table = try tables.table(for: E.self)
-        let result = try run(table.deleteByIDSQL, [key], entity: table.layout.entity.name)
-        guard ServerConnection.changes(result) > 0 else { return false }
+        guard try !runFixed(table.deleteByIDSQL, [key], entity: table.layout.entity.name).isEmpty else { return false }
         recorder?.record(.delete, table.layout, key: key)
         return true
     }

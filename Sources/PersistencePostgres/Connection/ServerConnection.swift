@@ -108,6 +108,26 @@ final class ServerConnection: @unchecked Sendable {
         return try outcome.get()
     }
 
+    /// The fixed statements prepared on this connection, by SQL text: parsed and planned once per connection.
+    private var prepared: [String: PreparedQuery] = [:]
+
+    /// Runs one of a table's fixed statements (text bound as `bytea`) through a statement prepared on this connection
+    /// the first time it runs; returns its rows (a statement that changes rows says how many with `RETURNING 1`).
+    func runPrepared(_ sql: String, _ values: [Value]) throws -> [PostgresRow] {
+        do {
+            let statement: PreparedQuery
+            if let cached = prepared[sql] {
+                statement = cached
+            } else {
+                statement = try awaitAnswer(connection.prepare(query: sql))
+                prepared[sql] = statement
+            }
+            return try awaitAnswer(statement.execute(values.map(PostgresData.init(typed:))))
+        } catch {
+            throw translate(statementError: error)
+        }
+    }
+
     /// Runs one statement with bound values; returns its rows' values by their PostgreSQL types.
     func rows(_ sql: String, _ values: [Value] = [], textAsBytes: Bool = false) throws -> [[Value]] {
         try run(sql, values, textAsBytes: textAsBytes).rows.map { try $0.values() }
@@ -162,17 +182,39 @@ final class ServerConnection: @unchecked Sendable {
     /// names constraints and objects); its detail, which can quote stored values, never is.
     func translate(statementError error: any Error) -> PersistenceError {
         if let error = error as? PersistenceError { return error }
-        guard let error = error as? PSQLError else {
-            return PersistenceError(.backend, "the PostgreSQL call failed", underlyingError: error)
-        }
-        let message = Self.serverMessage(error)
-        guard let state = error.serverInfo?[.sqlState] else {
-            switch error.code {
-            case .serverClosedConnection, .uncleanShutdown, .connectionError, .clientClosedConnection:
-                return PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
-            default:
-                return PersistenceError(.backend, "the PostgreSQL call failed (\(error.code))", nativeMessage: message)
+        let dropped = PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+        // The statement API reports `PSQLError`; prepared statements (postgres-nio's older API) `PostgresError`.
+        let state: String
+        let message: String?
+        let constraint: String?
+        if let error = error as? PSQLError {
+            guard let serverState = error.serverInfo?[.sqlState] else {
+                switch error.code {
+                case .serverClosedConnection, .uncleanShutdown, .connectionError, .clientClosedConnection:
+                    return dropped
+                default:
+                    return PersistenceError(
+                        .backend, "the PostgreSQL call failed (\(error.code))", nativeMessage: Self.serverMessage(error)
+                    )
+                }
             }
+            state = serverState
+            message = Self.serverMessage(error)
+            constraint = error.serverInfo?[.constraintName]
+        } else if let error = error as? PostgresError {
+            switch error {
+            case .server(let info):
+                guard let serverState = info.fields[.sqlState] else { return dropped }
+                state = serverState
+                message = info.fields[.message]
+                constraint = info.fields[.constraintName]
+            case .connectionClosed:
+                return dropped
+            case .protocol(let text):
+                return PersistenceError(.backend, "the PostgreSQL call failed", nativeMessage: text)
+            }
+        } else {
+            return PersistenceError(.backend, "the PostgreSQL call failed", underlyingError: error)
         }
         let code: PersistenceError.Code
         let text: String
@@ -217,8 +259,7 @@ final class ServerConnection: @unchecked Sendable {
             }
         }
         var translated = PersistenceError(code, text, nativeMessage: message.map { "\(state): \($0)" } ?? state)
-        translated.underlyingError = ServerErrorInfo(
-            sqlState: state, constraint: error.serverInfo?[.constraintName])
+        translated.underlyingError = ServerErrorInfo(sqlState: state, constraint: constraint)
         return translated
     }
 

@@ -22,33 +22,74 @@ extension PostgresBindings {
     }
 }
 
+extension PostgresData {
+    /// A stored value bound as the typed tables store it (text as UTF-8 `bytea`).
+    init(typed value: Value) {
+        switch value {
+        case .null: self = .null
+        case .integer(let integer): self.init(int64: integer)
+        case .real(let real): self.init(double: real)
+        case .text(let text): self.init(bytes: text.utf8)
+        case .blob(let data): self.init(bytes: data)
+        }
+    }
+}
+
 extension Value {
     /// A value from a cell of a typed table, read as the attribute's storage class says (text is UTF-8 in `bytea`).
+    ///
+    /// postgres-nio always asks for results in binary form (its Bind message says so for every column), so the
+    /// bytes are read as binary whatever format the cell reports — a prepared statement's cells report the text
+    /// format of the statement's description, not the binary they arrive in.
     init(_ cell: PostgresCell, as storageClass: StorageClass) throws {
         guard let bytes = cell.bytes else {
             self = .null
             return
         }
-        switch storageClass {
-        case .integer: self = .integer(try cell.decode(Int64.self))
-        case .real: self = .real(try cell.decode(Double.self))
-        case .text:
-            guard cell.dataType == .bytea, cell.format == .binary else {
-                self = .text(try cell.decode(String.self))
-                return
-            }
-            guard let text = String(validating: bytes.readableBytesView, as: UTF8.self) else {
+        let view = bytes.readableBytesView
+        func bigEndian(_ width: Int) -> UInt64? {
+            guard view.count == width else { return nil }
+            return view.reduce(0) { $0 << 8 | UInt64($1) }
+        }
+        switch (storageClass, cell.dataType) {
+        case (.integer, .int8):
+            guard let bits = bigEndian(8) else { break }
+            self = .integer(Int64(bitPattern: bits))
+            return
+        case (.integer, .int4):
+            guard let bits = bigEndian(4) else { break }
+            self = .integer(Int64(Int32(bitPattern: UInt32(bits))))
+            return
+        case (.integer, .int2):
+            guard let bits = bigEndian(2) else { break }
+            self = .integer(Int64(Int16(bitPattern: UInt16(bits))))
+            return
+        case (.integer, .bool):
+            guard let bits = bigEndian(1) else { break }
+            self = .integer(bits == 0 ? 0 : 1)
+            return
+        case (.real, .float8):
+            guard let bits = bigEndian(8) else { break }
+            self = .real(Double(bitPattern: bits))
+            return
+        case (.real, .float4):
+            guard let bits = bigEndian(4) else { break }
+            self = .real(Double(Float(bitPattern: UInt32(bits))))
+            return
+        case (.text, .bytea), (.text, .text), (.text, .varchar), (.text, .name):
+            guard let text = String(validating: view, as: UTF8.self) else {
                 throw PersistenceError(.corrupt, "a stored text value is not valid UTF-8")
             }
             self = .text(text)
-        case .blob:
-            guard cell.dataType == .bytea, cell.format == .binary else {
-                var buffer = try cell.decode(ByteBuffer.self)
-                self = .blob(Data(buffer.readBytes(length: buffer.readableBytes) ?? []))
-                return
-            }
-            self = .blob(Data(bytes.readableBytesView))
+            return
+        case (.blob, .bytea):
+            self = .blob(Data(view))
+            return
+        default:
+            break
         }
+        throw PersistenceError(
+            .corrupt, "a column holds \(cell.dataType) where the model stores \(storageClass.rawValue) values")
     }
 
     /// A value from a cell of any query, by its PostgreSQL type: integer types as integers, floating point as reals,

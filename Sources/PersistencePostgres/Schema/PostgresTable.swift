@@ -20,6 +20,7 @@ final class PostgresTable: Sendable {
     /// The names of the entity's unique indexes: a unique violation on one of them is not a duplicate key.
     let uniqueIndexNames: Set<String>
 
+    // The fixed statements, prepared once per connection; those that change a row return one `1` per row changed.
     let insertSQL: String
     let updateSQL: String
     let upsertSQL: String
@@ -41,13 +42,14 @@ final class PostgresTable: Sendable {
         let keyParameter = "$\(layout.primaryKeyIndex + 1)"
         let others = layout.names.indices.filter { $0 != layout.primaryKeyIndex }
         // DO NOTHING on any unique conflict: a refused insert leaves the transaction usable, as on the other backends.
-        insertSQL = "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders)) ON CONFLICT DO NOTHING"
+        insertSQL = "INSERT INTO \(table) (\(columns)) VALUES (\(placeholders)) ON CONFLICT DO NOTHING RETURNING 1"
         let sets = others.map { "\(quote(layout.names[$0])) = $\($0 + 1)" }
         // An entity with only a key has nothing to set: the update then just finds the row.
         updateSQL =
             sets.isEmpty
             ? "UPDATE \(table) SET \(primaryKeyColumn) = \(keyParameter) WHERE \(primaryKeyColumn) = \(keyParameter)"
-            : "UPDATE \(table) SET \(sets.joined(separator: ", ")) WHERE \(primaryKeyColumn) = \(keyParameter)"
+                + " RETURNING 1"
+            : "UPDATE \(table) SET \(sets.joined(separator: ", ")) WHERE \(primaryKeyColumn) = \(keyParameter) RETURNING 1"
         // One statement: insert, or update unless the stored stamp is as new; `xmax = 0` only on a fresh row.
         var upsert = "INSERT INTO \(table) AS stored (\(columns)) VALUES (\(placeholders)) "
         let excludedSets = others.map { position -> String in
@@ -66,7 +68,7 @@ final class PostgresTable: Sendable {
         upsertSQL = upsert + " RETURNING (xmax = 0)"
         selectByIDSQL = "SELECT \(columns) FROM \(table) WHERE \(primaryKeyColumn) = $1"
         existsSQL = "SELECT 1 FROM \(table) WHERE \(primaryKeyColumn) = $1"
-        deleteByIDSQL = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = $1"
+        deleteByIDSQL = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = $1 RETURNING 1"
     }
 
     /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.

@@ -164,12 +164,12 @@ COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS)
 	$(if $(ONLY),--only $(ONLY))
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 R1 L1 L4 L6 K M M2 O1 O2
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 R1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps
 	@echo "==> compare: release build, then every workload against raw C and GRDB (a few minutes)"
-	$(SWIFT) run -c release --package-path $(BENCH_PACKAGE) compare $(COMPARE_ARGS)
+	scripts/with-postgres.sh $(SWIFT) run -c release --package-path $(BENCH_PACKAGE) compare $(COMPARE_ARGS)
 
 # Lints the package, builds every target (the ordo-one suite included) and runs each workload once at tiny sizes: the
 # tool exits non-zero when a result fails verification; then the JSON must hold a row of every workload.
@@ -179,8 +179,9 @@ bench-smoke: deps
 	@echo "==> bench-smoke: build $(BENCH_PACKAGE) (release, every target)"
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE)
 	@echo "==> bench-smoke: compare at tiny sizes"
-	"$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)/compare" \
-		--n 2000 --lookups 2000 --runs 1 --memory-rows 20000 --migration-rows 2000 --commits 100 --json $(SMOKE_JSON)
+	scripts/with-postgres.sh "$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)/compare" \
+		--n 2000 --lookups 2000 --postgres-lookups 2000 --writer-commits 160 --runs 1 --memory-rows 20000 \
+		--migration-rows 2000 --commits 100 --json $(SMOKE_JSON)
 	@if command -v python3 >/dev/null 2>&1; then \
 		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $(SMOKE_JSON) \
 			|| { echo "error: $(SMOKE_JSON) is not valid JSON" >&2; exit 1; }; \

@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The raw baseline of the P workloads: PostgreSQL's wire protocol, as PersistencePostgres uses it.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // The C APIs themselves, for the raw baselines. Named apart from the root's CSQLite/CLMDB and GRDB's
@@ -45,6 +48,9 @@ let package = Package(
                 "RawLMDB",
                 .product(name: "PersistenceSQLite", package: "persistence"),
                 .product(name: "PersistenceLMDB", package: "persistence"),
+                .product(name: "PersistencePostgres", package: "persistence"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

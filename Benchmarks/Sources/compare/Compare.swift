@@ -5,16 +5,18 @@ import ArgumentParser
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "compare",
-        abstract: "Time Persistence against the raw SQLite and LMDB C APIs and GRDB, side by side, in one run.",
+        abstract: "Time Persistence against raw SQLite, LMDB and postgres-nio, and GRDB, side by side, in one run.",
         discussion: """
             Workloads: S1–S7 (SQLite: raw C, ours, GRDB), S8 (SQLite: a mapping-model migration of N records, \
             ours against the table rebuild written in C), R1 (reconciling N stored records with a snapshot: 10 % \
-            changed, 5 % gone, 1 % new; ours on SQLite against the C API, ours on LMDB for information), L1, L4, \
-            L6 (LMDB: raw, raw + AES-GCM, ours encrypted, ours plain), K (opening a store), M (memory while \
-            iterating a large store), M2 (migrating an encrypted \
+            changed, 5 % gone, 1 % new; ours on SQLite against the C API, ours on LMDB for information), P1–P6 \
+            (PostgreSQL: ours against postgres-nio by hand, the S1–S6 operations), P7 (PostgreSQL: commits/s from \
+            1, 4 and 16 concurrent writers, ours and raw), L1, L4, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
+            ours plain), K (opening a store), M (memory while iterating a large store), M2 (migrating an encrypted \
             store: a renamed attribute, an added one with a default), O1 (what 100 observers of another entity \
-            cost a commit, SQLite and LMDB), O2 (from a commit to its observer's value). Every result is verified; \
-            a wrong one exits non-zero. A missed target is reported, not fatal.
+            cost a commit, SQLite and LMDB), O2 (from a commit to its observer's value). P1–P7 run when \
+            PERSISTENCE_POSTGRES_URL names a server (scripts/with-postgres.sh sets it) and are skipped with a note \
+            otherwise. Every result is verified; a wrong one exits non-zero. A missed target is reported, not fatal.
             """,
         subcommands: [RunCommand.self, MemoryChildCommand.self, MigrationChildCommand.self],
         defaultSubcommand: RunCommand.self

@@ -48,6 +48,18 @@ struct Harness {
             target: Target.lmdb(workload).map { (OursEncryptedLMDBSubject.implementation, $0) })
     }
 
+    /// A P workload: raw postgres-nio and ours on the server, each run on fresh schemas (the folder goes unused).
+    func measure(_ workload: PostgresWorkload, inputs: PostgresInputs, server: PostgresServer) throws -> [ResultRow] {
+        func contender<S: PostgresSubject>(_ subject: S.Type) -> Contender {
+            Contender(name: S.implementation) { _ in try workload.run(S.self, inputs: inputs, server: server) }
+        }
+        let medians = try rotate(
+            workload.rawValue, [contender(RawPostgresSubject.self), contender(OursPostgresSubject.self)])
+        return rows(
+            workload.rawValue, medians, operations: workload.operations(in: inputs), reference: nil,
+            target: (OursPostgresSubject.implementation, Target.postgres(workload)))
+    }
+
     /// The median seconds of each contender, in the contenders' order.
     private func rotate(_ workload: String, _ contenders: [Contender]) throws -> [(name: String, median: Double)] {
         var times = Array(repeating: [Double](), count: contenders.count)

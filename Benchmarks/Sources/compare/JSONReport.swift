@@ -9,7 +9,8 @@ import Workloads
 /// O2 rows `commits` (every run's), `p99_s` (`median_s` is the median latency from the start of the write),
 /// `after_return_median_s`, `after_return_p99_s` and `write_median_s`. R1 rows add `rows` (stored before the
 /// reconcile), `incoming`, and the counts every implementation returned: `inserted`, `updated`, `unchanged`,
-/// `deleted`.
+/// `deleted`. P1–P6 rows are plain timings; P7 rows add `writers`, `commits` (per run), `commits_per_s` and
+/// `retries` (serialization failures run again, over every run).
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -55,6 +56,12 @@ enum JSONReport {
                     "\"after_return_median_s\": \(number(latency.afterReturnMedianSeconds))",
                     "\"after_return_p99_s\": \(number(latency.afterReturnP99Seconds))",
                     "\"write_median_s\": \(number(latency.writeMedianSeconds))",
+                ]
+            }
+            if let writers = row.concurrentWriters {
+                fields += [
+                    "\"writers\": \(writers.writers)", "\"commits\": \(row.operations)",
+                    "\"commits_per_s\": \(number(row.operationsPerSecond))", "\"retries\": \(writers.retries)",
                 ]
             }
             if let open = row.secondsBeforePass, let pass = row.secondsInPass, let commit = row.secondsAfterPass {

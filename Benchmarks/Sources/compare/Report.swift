@@ -1,7 +1,7 @@
 import Workloads
 
-/// The tables of a run, as Markdown: SQLite, SQLite migration (S8), reconcile (R1), LMDB, opening (K), memory (M), migration (M2),
-/// observation (O1, O2), then a summary of the targets.
+/// The tables of a run, as Markdown: SQLite, SQLite migration (S8), reconcile (R1), PostgreSQL (P1–P6, P7), LMDB,
+/// opening (K), memory (M), migration (M2), observation (O1, O2), then a summary of the targets.
 struct Report {
     let rows: [ResultRow]
     let memoryRows: Int
@@ -18,6 +18,10 @@ struct Report {
         if !mapping.isEmpty { sections.append(mappingMigrationTable(mapping)) }
         let reconcile = rows.filter { $0.workload == ReconcileSubject.workload }
         if !reconcile.isEmpty { sections.append(reconcileTable(reconcile)) }
+        let postgres = rows.filter { PostgresWorkload(rawValue: $0.workload) != nil }
+        if !postgres.isEmpty { sections.append(postgresTable(postgres)) }
+        let writers = rows.filter { $0.concurrentWriters != nil }
+        if !writers.isEmpty { sections.append(concurrentWritersTable(writers)) }
         let lmdb = rows.filter { ["L1", "L4", "L6"].contains($0.workload) }
         if !lmdb.isEmpty {
             sections.append(
@@ -51,15 +55,19 @@ struct Report {
         return sections.joined(separator: "\n\n")
     }
 
-    private func timingTable(_ rows: [ResultRow], referenceTitle: String) -> MarkdownTable {
+    /// The timings of workloads every implementation runs alike; `referenceTitle` names the column of ratios to a
+    /// second reference, left out when `nil`.
+    func timingTable(_ rows: [ResultRow], referenceTitle: String?) -> MarkdownTable {
+        let reference = referenceTitle.map { [$0] } ?? []
         var table = MarkdownTable(
-            header: ["Workload", "Impl", "Median s", "Ops/s", "× raw", referenceTitle, "Target (ours)", "Met"],
-            rightAligned: [2, 3, 4, 5])
+            header: ["Workload", "Impl", "Median s", "Ops/s", "× raw"] + reference + ["Target (ours)", "Met"],
+            rightAligned: Set(2..<(5 + reference.count)))
         table.rows = rows.map { row in
             [
                 row.workload, row.implementation, row.medianSeconds.secondsText, row.operationsPerSecond.rateText,
-                ratio(row.ratioVsRaw), ratio(row.ratioVsReference), row.target?.text ?? "", mark(row.meetsTarget),
-            ]
+                ratio(row.ratioVsRaw),
+            ] + (referenceTitle == nil ? [] : [ratio(row.ratioVsReference)])
+                + [row.target?.text ?? "", mark(row.meetsTarget)]
         }
         return table
     }
@@ -304,11 +312,11 @@ struct Report {
         return text
     }
 
-    private func ratio(_ value: Double?) -> String {
+    func ratio(_ value: Double?) -> String {
         value.map { $0.formatted(digits: 2) } ?? "–"
     }
 
-    private func mark(_ met: Bool?) -> String {
+    func mark(_ met: Bool?) -> String {
         met.map { $0 ? "✓" : "✗" } ?? ""
     }
 

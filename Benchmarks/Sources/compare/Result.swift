@@ -26,6 +26,8 @@ struct ResultRow {
     var latency: DeliveryLatency?
     /// R1: what the snapshot changes, which every implementation's counts matched.
     var reconcile: ReconcileFigures?
+    /// P7: how many writers committed at once, and how often they had to try again.
+    var concurrentWriters: ConcurrentWriters?
 
     /// M2: the median seconds after the pass: the commit. S8: dropping, renaming, the index build and the commit.
     var secondsAfterPass: Double? {
@@ -74,6 +76,14 @@ struct DeliveryLatency {
         afterReturnP99Seconds = percentile(fromReturn, 0.99)
         writeMedianSeconds = median(writes)
     }
+}
+
+/// P7's figures for one writer count and implementation.
+struct ConcurrentWriters {
+    /// How many writers committed at once (connections for raw, databases for ours).
+    var writers: Int
+    /// How many transactions the server rolled back (serialization failures) and a writer ran again, over every run.
+    var retries: Int
 }
 
 /// R1's input in figures: the records stored before each run and what the snapshot does to them.
@@ -154,6 +164,11 @@ struct Target {
         // Bound by one fsync per commit: reported against raw, judged only against GRDB.
         case .s7: Target(mustBeatReference: true)
         }
+    }
+
+    /// The target for ours on PostgreSQL: within 1.5 times postgres-nio by hand (P7 is reported only).
+    static func postgres(_ workload: PostgresWorkload) -> Target {
+        Target(maximumRatioVsRaw: 1.5)
     }
 
     /// The targets for ours-encrypted (none for K).

@@ -15,6 +15,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Random point lookups in S3 and L4.")
     var lookups = 100_000
 
+    @Option(help: "Random point lookups by id in P3 (each a round trip to the PostgreSQL server).")
+    var postgresLookups = 10_000
+
+    @Option(help: "Single-record commits per run in P7, spread over its 1, 4 or 16 writers.")
+    var writerCommits = 2_000
+
     @Option(help: "Runs per workload and implementation; the table shows medians.")
     var runs = 5
 
@@ -27,7 +33,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
     var commits = 1000
 
-    @Option(help: "Comma-separated workload ids to run (S1–S8, R1, L1, L4, L6, K, M, M2, O1, O2); all when omitted.")
+    @Option(
+        help: """
+            Comma-separated workload ids to run (S1–S8, R1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when omitted. \
+            P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it).
+            """)
     var only: String?
 
     @Option(help: "Where to write the results as JSON.")
@@ -36,6 +46,8 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         guard n >= 1 else { throw ValidationError("--n must be at least 1") }
         guard lookups >= 1 else { throw ValidationError("--lookups must be at least 1") }
+        guard postgresLookups >= 1 else { throw ValidationError("--postgres-lookups must be at least 1") }
+        guard writerCommits >= 16 else { throw ValidationError("--writer-commits must be at least 16") }
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard memoryRows >= 0 else { throw ValidationError("--memory-rows can't be negative") }
         guard migrationRows >= 0 else { throw ValidationError("--migration-rows can't be negative") }
@@ -44,28 +56,48 @@ struct RunCommand: ParsableCommand {
     }
 
     func run() throws {
-        let selection = try parseSelection(only)
+        var selection = try parseSelection(only)
+        let server = PostgresServer.fromEnvironment()
         let started = ContinuousClock.now
         print("# Persistence benchmarks: ours vs raw C vs GRDB\n")
         print("Machine: \(Machine.current().description)")
         print(
             "N = \(n.grouped) records · \(lookups.grouped) point lookups · 1,000 lookups by name · "
                 + "\(min(1000, n).grouped) single-insert transactions · \(commits.grouped) commits per observation "
-                + "variant · \(runs) runs per implementation (median)")
+                + "variant · \(postgresLookups.grouped) PostgreSQL point lookups · \(writerCommits.grouped) commits "
+                + "per P7 writer count · \(runs) runs per implementation (median)")
+        if server == nil, selection.contains(where: \.needsServer) {
+            print(
+                "\nPostgreSQL rows (P1–P7) skipped: \(PostgresServer.environmentVariable) is not set (run through "
+                    + "scripts/with-postgres.sh, as `make compare` does, or set it to a server's postgres:// URL).")
+            selection.removeAll(where: \.needsServer)
+        }
         #if DEBUG
             print("\n**Debug build: these numbers mean nothing. Use `swift run -c release` (`make compare`).**")
         #endif
 
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let needsDataset = selection.contains { $0.sqlite != nil || $0.lmdb != nil }
+        let needsDataset = selection.contains { $0.sqlite != nil || $0.lmdb != nil || $0.postgres != nil }
         let dataset = needsDataset ? Dataset(count: n, lookups: lookups, singleInserts: min(1000, n)) : nil
         let harness = Harness(runs: runs, scratch: scratch)
+        let postgresInputs =
+            selection.contains { $0.postgres != nil }
+            ? dataset.map { PostgresInputs(dataset: $0, pointLookups: postgresLookups) } : nil
+
+        if let server, selection.contains(where: \.needsServer) {
+            try PostgresTableShape.verify(on: server)
+            progress("P: raw's table has the shape of ours' (columns, types, nullability, indexes)")
+        }
 
         var rows: [ResultRow] = []
         for id in selection {
             if let workload = id.sqlite, let dataset {
                 rows += try harness.measure(workload, dataset: dataset)
+            } else if let workload = id.postgres, let postgresInputs, let server {
+                rows += try harness.measure(workload, inputs: postgresInputs, server: server)
+            } else if id == .p7, let server {
+                rows += try ConcurrentWritersHarness(commits: writerCommits, runs: runs, server: server).measure()
             } else if let workload = id.lmdb, let dataset {
                 rows += try harness.measure(workload, dataset: dataset)
             } else if id == .s8 {

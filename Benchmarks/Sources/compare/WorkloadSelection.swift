@@ -13,6 +13,13 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case s7 = "S7"
     case s8 = "S8"
     case r1 = "R1"
+    case p1 = "P1"
+    case p2 = "P2"
+    case p3 = "P3"
+    case p4 = "P4"
+    case p5 = "P5"
+    case p6 = "P6"
+    case p7 = "P7"
     case l1 = "L1"
     case l4 = "L4"
     case l6 = "L6"
@@ -28,9 +35,12 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
 
     var sqlite: SQLiteWorkload? { SQLiteWorkload(rawValue: rawValue) }
     var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
+    var postgres: PostgresWorkload? { PostgresWorkload(rawValue: rawValue) }
+    /// Whether the workload needs a PostgreSQL server.
+    var needsServer: Bool { postgres != nil || self == .p7 }
 }
 
-/// Parses `--only S1,S8,R1,L4,K,M,M2,O1`.
+/// Parses `--only S1,S8,R1,P3,L4,K,M,M2,O1`.
 func parseSelection(_ text: String?) throws -> [WorkloadID] {
     guard let text, !text.isEmpty else { return WorkloadID.allCases }
     var selected = Set<WorkloadID>()

@@ -70,7 +70,7 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Closes the connection.
     func close() {
-        try? connection.close().wait()
+        _ = try? awaitAnswer(connection.close())
     }
 
     /// Runs one statement with values bound to `$1…`, and returns its rows and command tag.

@@ -1,6 +1,7 @@
 # Persistence — developer entry points. `make test` is what CI runs on a fresh clone.
 #
-#   make demo             run the guided demo on SQLite, then on encrypted LMDB (installs missing system packages)
+#   make demo             run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)
+#   make demo-postgres    the demo on a throw-away PostgreSQL server (installed when missing), stopped afterwards
 #   make test             deps, lint, build, tests, consumer checks
 #   make deps             install libsqlite3-dev, liblmdb-dev, pkg-config when missing
 #   make build            build every target
@@ -38,10 +39,11 @@ endif
 
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb clean
 .PHONY: compare bench-smoke benchmark
-.PHONY: reliability fuzz tsan test-postgres
+.PHONY: reliability fuzz tsan test-postgres demo-postgres
 
 help:
-	@echo "make demo            run the guided demo on SQLite, then on encrypted LMDB (installs missing system packages)"
+	@echo "make demo            run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)"
+	@echo "make demo-postgres   the demo on a throw-away PostgreSQL server, stopped afterwards"
 	@echo "make test            deps, lint, build, run the tests, consumer checks (what CI runs)"
 	@echo "make deps            install libsqlite3-dev, liblmdb-dev and pkg-config when missing"
 	@echo "make build           build every target"
@@ -115,6 +117,15 @@ demo: deps
 	@echo ""
 	@echo "==> demo: LMDB (encrypted)"
 	$(SWIFT) run persistence demo --backend lmdb
+	@echo ""
+	@$(MAKE) --no-print-directory demo-postgres
+
+# The demo on a throw-away PostgreSQL server (installed when missing), stopped and removed afterwards; set
+# PERSISTENCE_POSTGRES_URL to run it against an existing server.
+demo-postgres: deps
+	@echo "==> demo: PostgreSQL"
+	$(SWIFT) build --product persistence
+	scripts/with-postgres.sh $(SWIFT) run --skip-build persistence demo --backend postgres
 
 consumer-check: consumer-check-sqlite consumer-check-lmdb
 

@@ -1,26 +1,31 @@
 import Foundation
 import PersistenceCore
 import PersistenceLMDB
+import PersistencePostgres
 import PersistenceSQLite
 
 /// The one place the demo names a storage backend.
 ///
 /// Everything in `ShopFlow` is generic over `some Database`. Per backend, this file only builds the database and
-/// adds one step that shows what is the backend's own: raw SQL for SQLite, encryption at rest for LMDB.
+/// adds one step that shows what is the backend's own: raw SQL for SQLite, encryption at rest for LMDB, many writers
+/// for PostgreSQL.
 enum DemoBackend: String, CaseIterable, Sendable {
     case sqlite
     case lmdb
+    case postgres
 
     /// The backend's name, for the output.
     var name: String {
         switch self {
         case .sqlite: "SQLite"
         case .lmdb: "LMDB (encrypted)"
+        case .postgres: "PostgreSQL"
         }
     }
 
-    /// Opens the shop's database in `directory`, runs the generic flow on it, then the backend's own step.
-    func run(in directory: URL, console: Console) async throws {
+    /// Opens the shop's database in `directory` (PostgreSQL: on the server `postgresURL` names), runs the generic
+    /// flow on it, then the backend's own steps.
+    func run(in directory: URL, postgresURL: String?, console: Console) async throws {
         console.note("Persistence demo on \(name)")
         switch self {
         case .sqlite:
@@ -45,6 +50,18 @@ enum DemoBackend: String, CaseIterable, Sendable {
                 return try builder.create()
             }
             try LMDBMigrationDemo.run(in: directory, passphrase: LMDBDemo.passphrase, console: console)
+        case .postgres:
+            let builder = try PostgresDemo.builder(url: postgresURL)
+            // A fresh store each run: the demo's schema is dropped first.
+            try builder.deleteStore()
+            let db = try builder.create()
+            console.note("store: schema \"\(builder.schema)\" in database \"\(builder.database)\" on \(builder.host)")
+            try await ShopFlow(db: db, console: console, now: Date()).run()
+            try PostgresDemo.showRawSQL(db, console: console)
+            try PostgresDemo.showConflict(builder, db, console: console)
+            try db.close()
+            try builder.deleteStore()
+            console.note("the demo's schema was dropped from the server")
         }
     }
 }

@@ -14,8 +14,13 @@ struct Demo: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: "The storage backend; lmdb encrypts every value with a passphrase.")
+    @Option(
+        name: .long,
+        help: "The storage backend; lmdb encrypts every value with a passphrase; postgres needs a server (--url).")
     var backend: DemoBackend = .sqlite
+
+    @Option(name: .long, help: "The PostgreSQL server's postgres:// URL (default: $PERSISTENCE_POSTGRES_URL).")
+    var url: String?
 
     @Option(name: .long, help: "Keep the store in this directory (created when missing) instead of a temporary one.")
     var directory: String?
@@ -26,7 +31,7 @@ struct Demo: AsyncParsableCommand {
         defer {
             if isTemporary { try? FileManager.default.removeItem(at: location) }
         }
-        try await backend.run(in: location, console: console)
+        try await backend.run(in: location, postgresURL: url, console: console)
 
         console.note("")
         console.note(
@@ -50,5 +55,5 @@ struct Demo: AsyncParsableCommand {
     }
 }
 
-/// `--backend sqlite|lmdb`, parsed from the raw values.
+/// `--backend sqlite|lmdb|postgres`, parsed from the raw values.
 extension DemoBackend: ExpressibleByArgument {}

@@ -130,8 +130,9 @@ demo-postgres: deps
 consumer-check: consumer-check-sqlite consumer-check-lmdb
 
 # One recipe for both consumers: build the package's product, run it (it prints OK or exits non-zero), then fail
-# if its binary links a library matching FORBIDDEN. swift-crypto builds BoringSSL into the binary statically, so
-# the LMDB consumer shows no crypto library either; what it must not show is SQLite.
+# if its binary links a library matching FORBIDDEN, or holds SwiftNIO or postgres-nio code (only PersistencePostgres
+# may bring them; they link statically, so `nm` looks for their symbols). swift-crypto builds BoringSSL into the
+# binary statically, so the LMDB consumer shows no crypto library either; what it must not show is SQLite.
 consumer-check-sqlite: CONSUMER_DIR := Tests/Consumers/SQLiteOnly
 consumer-check-sqlite: CONSUMER_PRODUCT := SQLiteOnlyConsumer
 consumer-check-sqlite: BACKEND_PRODUCT := PersistenceSQLite
@@ -156,7 +157,12 @@ consumer-check-sqlite consumer-check-lmdb: deps
 		echo "error: a $(BACKEND_PRODUCT)-only binary links the libraries above ($(FORBIDDEN_NAMES))" >&2; \
 		exit 1; \
 	fi; \
-	echo "==> $@: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none $(FORBIDDEN_NAMES))"
+	nio=$$(nm "$$bin" 2>/dev/null | grep -c -E 'NIOCore|PostgresNIO' || true); \
+	if [ "$$nio" -ne 0 ]; then \
+		echo "error: a $(BACKEND_PRODUCT)-only binary holds $$nio SwiftNIO/postgres-nio symbols" >&2; \
+		exit 1; \
+	fi; \
+	echo "==> $@: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none $(FORBIDDEN_NAMES); no SwiftNIO code)"
 
 clean:
 	@echo "==> clean"

@@ -25,7 +25,7 @@ SWIFT ?= swift
 LINT_PATHS := Sources Tests Package.swift
 # Packages that each depend on one backend product, as an app does; each builds into `.build-consumer` inside it
 # (`.build-*` is git-ignored).
-CONSUMER_DIRS := Tests/Consumers/SQLiteOnly Tests/Consumers/LMDBOnly
+CONSUMER_DIRS := Tests/Consumers/SQLiteOnly Tests/Consumers/LMDBOnly Tests/Consumers/PostgresOnly
 
 UNAME_S := $(shell uname -s)
 
@@ -37,7 +37,8 @@ export PKG_CONFIG_PATH := $(BREW_SQLITE)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$
 endif
 endif
 
-.PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb clean
+.PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb
+.PHONY: consumer-check-postgres clean
 .PHONY: compare bench-smoke benchmark
 .PHONY: reliability fuzz tsan test-postgres demo-postgres
 
@@ -127,7 +128,7 @@ demo-postgres: deps
 	$(SWIFT) build --product persistence
 	scripts/with-postgres.sh $(SWIFT) run --skip-build persistence demo --backend postgres
 
-consumer-check: consumer-check-sqlite consumer-check-lmdb
+consumer-check: consumer-check-sqlite consumer-check-lmdb consumer-check-postgres
 
 # One recipe for both consumers: build the package's product, run it (it prints OK or exits non-zero), then fail
 # if its binary links a library matching FORBIDDEN, or holds SwiftNIO or postgres-nio code (only PersistencePostgres
@@ -138,31 +139,46 @@ consumer-check-sqlite: CONSUMER_PRODUCT := SQLiteOnlyConsumer
 consumer-check-sqlite: BACKEND_PRODUCT := PersistenceSQLite
 consumer-check-sqlite: FORBIDDEN := lmdb|crypto
 consumer-check-sqlite: FORBIDDEN_NAMES := LMDB or crypto
+consumer-check-sqlite: FORBIDDEN_SYMBOLS := NIOCore|PostgresNIO
+consumer-check-sqlite: FORBIDDEN_SYMBOL_NAMES := SwiftNIO or postgres-nio
 consumer-check-lmdb: CONSUMER_DIR := Tests/Consumers/LMDBOnly
 consumer-check-lmdb: CONSUMER_PRODUCT := LMDBOnlyConsumer
 consumer-check-lmdb: BACKEND_PRODUCT := PersistenceLMDB
 consumer-check-lmdb: FORBIDDEN := sqlite
 consumer-check-lmdb: FORBIDDEN_NAMES := SQLite
+consumer-check-lmdb: FORBIDDEN_SYMBOLS := NIOCore|PostgresNIO
+consumer-check-lmdb: FORBIDDEN_SYMBOL_NAMES := SwiftNIO or postgres-nio
+# The Postgres consumer runs against a throw-away server. swift-crypto is allowed there: postgres-nio signs its SCRAM
+# logins with it. What it must not hold is LMDB's or SQLite's code.
+consumer-check-postgres: CONSUMER_DIR := Tests/Consumers/PostgresOnly
+consumer-check-postgres: CONSUMER_PRODUCT := PostgresOnlyConsumer
+consumer-check-postgres: BACKEND_PRODUCT := PersistencePostgres
+consumer-check-postgres: FORBIDDEN := lmdb|sqlite
+consumer-check-postgres: FORBIDDEN_NAMES := LMDB or SQLite
+consumer-check-postgres: FORBIDDEN_SYMBOLS := mdb_|sqlite3_|PersistenceLMDB|PersistenceSQLite
+consumer-check-postgres: FORBIDDEN_SYMBOL_NAMES := LMDB or SQLite
+consumer-check-postgres: RUN_WITH := scripts/with-postgres.sh
 
-consumer-check-sqlite consumer-check-lmdb: deps
+consumer-check-sqlite consumer-check-lmdb consumer-check-postgres: deps
 	@echo "==> $@: build $(CONSUMER_DIR) (depends on the $(BACKEND_PRODUCT) product only)"
 	$(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CURDIR)/$(CONSUMER_DIR)/.build-consumer \
 		--product $(CONSUMER_PRODUCT)
 	@bin="$$($(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CURDIR)/$(CONSUMER_DIR)/.build-consumer \
 		--show-bin-path)/$(CONSUMER_PRODUCT)"; \
 	echo "==> $@: run $$bin"; \
-	"$$bin"; \
+	$(RUN_WITH) "$$bin"; \
 	if [ "$(UNAME_S)" = Darwin ]; then libs="$$(otool -L "$$bin")"; else libs="$$(ldd "$$bin")"; fi; \
 	if printf '%s\n' "$$libs" | grep -i -E '$(FORBIDDEN)'; then \
 		echo "error: a $(BACKEND_PRODUCT)-only binary links the libraries above ($(FORBIDDEN_NAMES))" >&2; \
 		exit 1; \
 	fi; \
-	nio=$$(nm "$$bin" 2>/dev/null | grep -c -E 'NIOCore|PostgresNIO' || true); \
-	if [ "$$nio" -ne 0 ]; then \
-		echo "error: a $(BACKEND_PRODUCT)-only binary holds $$nio SwiftNIO/postgres-nio symbols" >&2; \
+	symbols=$$(nm "$$bin" 2>/dev/null | grep -c -E '$(FORBIDDEN_SYMBOLS)' || true); \
+	if [ "$$symbols" -ne 0 ]; then \
+		echo "error: a $(BACKEND_PRODUCT)-only binary holds $$symbols symbols of $(FORBIDDEN_SYMBOL_NAMES)" >&2; \
 		exit 1; \
 	fi; \
-	echo "==> $@: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none $(FORBIDDEN_NAMES); no SwiftNIO code)"
+	echo "==> $@: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none $(FORBIDDEN_NAMES);" \
+		"no code of $(FORBIDDEN_SYMBOL_NAMES))"
 
 clean:
 	@echo "==> clean"

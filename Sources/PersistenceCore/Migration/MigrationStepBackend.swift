@@ -1,0 +1,47 @@
+/// The storage a backend gives one step of a mapping-model migration, inside the transaction that opens the store
+/// (nothing here commits). ``MigrationStepRunner`` drives it through the step's three stages.
+///
+/// Every destination entity whose table changes gets a new table without indexes (the backend names it); the
+/// source tables stay as they were until ``replaceTables()``, which drops the source tables not kept, gives the new
+/// tables their entities' names and builds indexes.
+package protocol MigrationStepBackend: AnyObject {
+    /// The number of rows in a source entity's table, or in a destination entity's table as the step left it.
+    func count(_ layout: RecordLayout, source: Bool) throws -> Int
+    /// Creates the new, index-less table of a destination entity that gets one.
+    func createTable(_ destination: RecordLayout) throws
+    /// Fills a destination's new table from a source table in one statement: each destination column takes the
+    /// source column at `columns[i].source` — or `columns[i].fallback` where that is `nil` or the source is `NULL`
+    /// (`.null` for no fallback). Values keep their types. Returns the number of rows copied.
+    func copyTable(from source: RecordLayout, to destination: RecordLayout, columns: [(source: Int?, fallback: Value)])
+        throws -> Int
+    /// Calls `body` with each record of a source entity's table, in no particular order.
+    func forEachSourceRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws
+    /// Inserts values, already checked against the destination's attributes, into its table.
+    /// - Throws: `duplicateKey` for a key already there.
+    func insert(_ values: [Value], into layout: RecordLayout) throws
+
+    /// The record with this primary key, in a source table or a destination's table as the step left it.
+    func record(_ layout: RecordLayout, source: Bool, key: Value) throws -> Record?
+    /// The records matching a condition (all when `nil`), in primary-key order.
+    func records(_ layout: RecordLayout, source: Bool, where condition: ResolvedCondition?) throws -> [Record]
+    /// Replaces the destination record with the same primary key; returns whether there was one.
+    func update(_ record: Record) throws -> Bool
+    /// Deletes a destination record; returns whether there was one.
+    func delete(_ layout: RecordLayout, key: Value) throws -> Bool
+
+    /// Starts remembering which records custom mappings create, for their policies' `fixReferences`.
+    func startTracking() throws
+    /// Remembers that the custom mapping at `mapping` (its position in the step's mapping model) created a record.
+    func track(mapping: Int, entity: String, key: Value) throws
+    /// How many records the custom mapping at `mapping` created.
+    func trackedCount(mapping: Int) throws -> Int
+    /// Calls `body` with the entity and primary key of each record the custom mapping at `mapping` created, in the
+    /// order it created them.
+    func forEachTracked(mapping: Int, _ body: (String, Value) throws -> Void) throws
+    /// Forgets the tracked records.
+    func endTracking() throws
+
+    /// Drops the source tables not kept, gives the new tables their entities' names, and builds the indexes the
+    /// destination entities have and their tables don't.
+    func replaceTables() throws
+}

@@ -52,6 +52,18 @@ public struct PostgresBuilder: DatabaseBuilder {
     public var logger: Logger?
     /// Where the database records metrics, through swift-metrics; `nil` (the default) records none.
     public var metricsFactory: (any MetricsFactory)?
+    /// The model versions the app has shipped and the mapping models between them: ``create()`` migrates a store
+    /// written with an older version, step by step, exactly as the SQLite backend does (see ``MigrationPlan``).
+    /// `nil` (the default) still infers a migration between the store's version and the model's, and throws
+    /// `PersistenceError/Code/migrationRequired` when the change can't be inferred.
+    ///
+    /// The whole chain runs in the one transaction that opens the store, under the store's advisory lock: app
+    /// servers starting together migrate once — the others wait, then open the migrated store — and a failed
+    /// migration leaves the store as it was. There is no backup copy as on SQLite: PostgreSQL's DDL is
+    /// transactional, and backups of a server are the server's (`pg_dump`, replicas).
+    public var migrationPlan: MigrationPlan?
+    /// Called on the opening thread as a migration goes through each step's entities (see ``MigrationProgress``).
+    public var migrationProgress: MigrationProgressHandler?
 
     /// A builder from the connection settings, one by one.
     public init(
@@ -95,26 +107,53 @@ public struct PostgresBuilder: DatabaseBuilder {
 
     /// Validates the configuration, then connects and opens (creating when needed) the store.
     ///
-    /// Nothing is sent to the server until every check has passed. Several processes opening one store at once
-    /// take turns under an advisory lock: one creates the tables, the others find them.
+    /// Nothing is sent to the server until every check has passed (the ``migrationPlan`` included). Several
+    /// processes opening one store at once take turns under an advisory lock: one creates the tables — or migrates
+    /// a store of an older model version (see ``migrationPlan``) — and the others find them ready.
     /// - Throws: ``PersistenceError`` — `invalidConfiguration`, `invalidSchema` (an identifier PostgreSQL would
-    ///   truncate), `unreachable`, `invalidCredentials`, `databaseNotFound`, `tlsFailure`, `migrationRequired`, …
+    ///   truncate), `unreachable`, `invalidCredentials`, `databaseNotFound`, `tlsFailure`, `migrationRequired`,
+    ///   `migrationFailed` (the store left as it was), …
     public func create() throws -> PostgresDatabase {
         try validate()
         let tables = try PostgresTables(model: model, schema: schema)
         // Held from before the store is touched, so it can't be deleted while it opens.
         let registration = StoreFiles.register(key: storeKey)
+        let migration = try MigrationChain(plan: migrationPlan, model: model, progress: migrationProgress)
+        let instrumentation = Instrumentation(
+            logger: logger, metricsFactory: metricsFactory, backend: "postgres", store: schema)
         let connection = try ServerConnection.open(self)
+        let report: MigrationReport?
         do {
-            try PostgresSchemaStore.prepare(connection, schema: schema, model: model, tables: tables.all)
+            report = try PostgresSchemaStore.prepare(
+                connection, schema: schema, model: model, tables: tables.all, migration: migration)
         } catch {
             connection.close()
             throw error
         }
+        if let report {
+            instrumentation.migrated(from: report.fromVersion, to: report.toVersion, summary: report.description)
+        }
         return PostgresDatabase(
             builder: self, writer: connection, tables: tables, registration: registration,
-            instrumentation: Instrumentation(
-                logger: logger, metricsFactory: metricsFactory, backend: "postgres", store: schema))
+            instrumentation: instrumentation, migrationReport: report)
+    }
+
+    /// Runs the migration ``create()`` would run on the store — every step, mapping code included, with its side
+    /// effects — and rolls it back: the store is left as it was. Use it before shipping a new model version, on a
+    /// copy of real data, to learn whether each step succeeds, whether it is inferred or mapped, and the records of
+    /// each entity. It holds the store's advisory lock while it runs, as a migration would.
+    ///
+    /// - Returns: What the migration would do, step by step; `nil` when there is no store, or it needs no
+    ///   migration.
+    /// - Throws: What ``create()`` would throw, except that nothing is created or changed.
+    public func dryRunMigration() throws -> MigrationReport? {
+        try validate()
+        let tables = try PostgresTables(model: model, schema: schema)
+        let migration = try MigrationChain(plan: migrationPlan, model: model, progress: migrationProgress)
+        let connection = try ServerConnection.open(self)
+        defer { connection.close() }
+        return try PostgresSchemaStore.prepare(
+            connection, schema: schema, model: model, tables: tables.all, migration: migration, dryRun: true)
     }
 
     /// Deletes this builder's store on the server: its entity tables (as its stored schema lists them), its metadata,

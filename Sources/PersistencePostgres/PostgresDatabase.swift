@@ -19,6 +19,9 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
 
     /// The PostgreSQL schema that holds the store's tables.
     public let schema: String
+    /// What the migration that ran when the store opened did, step by step; `nil` when none ran (none was needed,
+    /// or another server migrated the store first).
+    public let migrationReport: MigrationReport?
     let tables: PostgresTables
     let writer: WriterConnection
     let readers: ReaderPool
@@ -31,9 +34,10 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
 
     init(
         builder: PostgresBuilder, writer connection: ServerConnection, tables: PostgresTables,
-        registration: StoreFiles.StoreRegistration, instrumentation: Instrumentation
+        registration: StoreFiles.StoreRegistration, instrumentation: Instrumentation, migrationReport: MigrationReport?
     ) {
         schema = builder.schema
+        self.migrationReport = migrationReport
         self.tables = tables
         self.registration = registration
         self.instrumentation = instrumentation

@@ -63,3 +63,57 @@ struct PostgresOpen: ParsableCommand {
         print("opened")
     }
 }
+
+/// Version 2 of the migrating store's one entity: `value` was text in version 1 (`id`, `value: String`), and a
+/// mapping model parses it; `note` is added.
+struct MigratingItem: Entity {
+    var id: Int64
+    var value: Int64
+    var note: String?
+    static let indexes: [Index] = [.on("value")]
+}
+
+/// Version 1 of ``MigratingItem``, as it shipped.
+enum MigratingItemV1 {
+    struct MigratingItem: Entity {
+        var id: Int64
+        var value: String
+    }
+}
+
+/// `postgres-migrate`: opens a store of `MigratingItem` version 1 with version 2 and its mapping model, then prints
+/// `migrated <from> <to> <records rewritten>` when this process ran the migration or `opened` when it found it done,
+/// and then `records <count> <sum of values>`.
+struct PostgresMigrate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "postgres-migrate",
+        abstract: "Open a version-1 PostgreSQL store with version 2, migrating it; print who migrated and the data.")
+
+    @OptionGroup var store: ServerStoreOptions
+
+    func run() throws {
+        var builder = try PostgresBuilder(url: store.url, model: Model(version: 2, entities: [MigratingItem.self]))
+        builder.schema = store.schema
+        builder.migrationPlan = MigrationPlan(
+            models: [Model(version: 1, entities: [MigratingItemV1.MigratingItem.self])],
+            mappings: [
+                MappingModel(
+                    from: 1, to: 2,
+                    [
+                        .transform(
+                            "MigratingItem", ["value": .value { source in Int64(try source.string("value") ?? "") }])
+                    ]
+                )
+            ])
+        let db = try builder.create()
+        if let report = db.migrationReport {
+            print(
+                "migrated \(report.fromVersion) \(report.toVersion) "
+                    + "\(report.entities.map(\.recordsRewritten).reduce(0, +))")
+        } else {
+            print("opened")
+        }
+        let items = try db.read { try $0.recover(MigratingItem.self) }
+        print("records \(items.count) \(items.map(\.value).reduce(0, +))")
+    }
+}

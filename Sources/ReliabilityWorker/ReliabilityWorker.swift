@@ -15,7 +15,7 @@ struct ReliabilityWorker: ParsableCommand {
         abstract: "Child process of the reliability tests (kill -9 loops, bit flips).",
         subcommands: [
             Commit.self, Check.self, Populate.self, Probe.self, Rotate.self, Migrate.self, PostgresIncrement.self,
-            PostgresOpen.self,
+            PostgresOpen.self, PostgresMigrate.self,
         ]
     )
 }

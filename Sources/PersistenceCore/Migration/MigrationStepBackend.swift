@@ -17,8 +17,11 @@ package protocol MigrationStepBackend: AnyObject {
     /// Calls `body` with each record of a source entity's table, in no particular order.
     func forEachSourceRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws
     /// Inserts values, already checked against the destination's attributes, into its table.
-    /// - Throws: `duplicateKey` for a key already there.
-    func insert(_ values: [Value], into layout: RecordLayout) throws
+    /// - Parameter deferred: Whether the backend may send the insert later, with others, before its next statement
+    ///   (a record a mapping streams), or must insert it now (a record mapping code inserts, which may catch the
+    ///   error).
+    /// - Throws: `duplicateKey` for a key already there (when deferred, perhaps on a later call).
+    func insert(_ values: [Value], into layout: RecordLayout, deferred: Bool) throws
 
     /// The record with this primary key, in a source table or a destination's table as the step left it.
     func record(_ layout: RecordLayout, source: Bool, key: Value) throws -> Record?

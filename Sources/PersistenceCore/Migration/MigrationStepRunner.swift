@@ -107,7 +107,7 @@ package final class MigrationStepRunner: MappingStore {
                 for (position, attribute) in destination.entity.attributes.enumerated() {
                     values[position] = try attribute.storedMigrationValue(values[position], in: name)
                 }
-                try insertChecked(values, into: destination)
+                try insertChecked(values, into: destination, deferred: true)
             }
             return
         }
@@ -169,14 +169,14 @@ package final class MigrationStepRunner: MappingStore {
                 if let closure = closures[position] { values[position] = try closure.value(for: mappingSource) }
                 values[position] = try attributes[position].storedMigrationValue(values[position], in: destinationName)
             }
-            try insertChecked(values, into: destination)
+            try insertChecked(values, into: destination, deferred: true)
             try track(destinationName, key: values[destination.primaryKeyIndex])
         }
     }
 
     /// Inserts values already checked against the destination's attributes.
-    private func insertChecked(_ values: [Value], into layout: RecordLayout) throws {
-        try backend.insert(values, into: layout)
+    private func insertChecked(_ values: [Value], into layout: RecordLayout, deferred: Bool) throws {
+        try backend.insert(values, into: layout, deferred: deferred)
         rewritten[layout.entity.name, default: 0] += 1
     }
 
@@ -226,7 +226,7 @@ package final class MigrationStepRunner: MappingStore {
     }
 
     package func insert(_ record: Record) throws {
-        try insertChecked(record.values, into: record.layout)
+        try insertChecked(record.values, into: record.layout, deferred: false)
         try track(record.entityName, key: record.primaryKey)
     }
 

@@ -17,16 +17,32 @@ enum PostgresSchemaStore {
     /// The format this code writes and reads.
     static let formatVersion: Int64 = 1
 
-    /// Prepares the store for `tables` in one transaction on `connection`, under the store's advisory lock.
-    /// - Throws: `migrationRequired` when the stored schema differs from the model, `unsupportedFormatVersion`,
-    ///   `invalidConfiguration` for a store of a newer model version, `invalidSchema` when tables of the model's
-    ///   names exist outside a Persistence store, `corrupt` for unreadable metadata — each with nothing changed.
-    static func prepare(_ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable]) throws {
+    /// Prepares the store for `tables` in one transaction on `connection`, under the store's advisory lock: creates
+    /// a new store, or checks an existing one and migrates it from an older model version through `migration` —
+    /// the same steps the SQLite backend runs, in the same transaction (PostgreSQL's DDL is transactional). Servers
+    /// starting together wait for the lock, then find the store created or migrated: it happens once.
+    ///
+    /// The store's statement timeout doesn't apply here: waiting for another server's migration, or migrating a
+    /// large table, may take long.
+    /// - Parameter dryRun: Migrate, then roll back: the store is left as it was.
+    /// - Returns: What a migration did (or would do); `nil` when none ran.
+    /// - Throws: `migrationRequired` when the stored schema differs from the model and no migration can bring it
+    ///   there, `migrationFailed` when one failed, `unsupportedFormatVersion`, `invalidConfiguration` for a store of
+    ///   a newer model version, `invalidSchema` when tables of the model's names exist outside a Persistence store,
+    ///   `corrupt` for unreadable metadata — each with nothing changed.
+    @discardableResult
+    static func prepare(
+        _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable],
+        migration: MigrationChain, dryRun: Bool = false
+    ) throws -> MigrationReport? {
         try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
         do {
+            try connection.execute("SET LOCAL statement_timeout = 0")
             try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey(schema: schema))])
-            try prepareLocked(connection, schema: schema, model: model, tables: tables)
-            try connection.execute("COMMIT")
+            let report = try prepareLocked(
+                connection, schema: schema, model: model, tables: tables, migration: migration, dryRun: dryRun)
+            try connection.execute(dryRun ? "ROLLBACK" : "COMMIT")
+            return report
         } catch {
             try? connection.execute("ROLLBACK")
             throw error
@@ -44,8 +60,9 @@ enum PostgresSchemaStore {
     }
 
     private static func prepareLocked(
-        _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable]
-    ) throws {
+        _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable],
+        migration: MigrationChain, dryRun: Bool
+    ) throws -> MigrationReport? {
         let descriptions = tables.map(\.layout.entity)
         guard try tableExists(connection, schema: schema, name: metadataTable) else {
             for table in tables where try tableExists(connection, schema: schema, name: table.layout.entity.name) {
@@ -54,8 +71,9 @@ enum PostgresSchemaStore {
                     "the schema '\(schema)' already has a table '\(table.layout.entity.name)' that Persistence did not"
                         + " create")
             }
+            guard !dryRun else { return nil }
             try create(connection, schema: schema, model: model, tables: tables, descriptions: descriptions)
-            return
+            return nil
         }
         let stored = try readMetadata(connection, schema: schema)
         guard case .integer(let format)? = stored["formatVersion"], format >= 1 else {
@@ -74,21 +92,42 @@ enum PostgresSchemaStore {
         guard case .integer(let storedVersion)? = stored["modelVersion"] else {
             throw PersistenceError(.corrupt, "the store's metadata has no valid model version")
         }
+        // One schema version per store: a newer store is refused untouched (an older app must not write it as if it
+        // were its own).
         guard storedVersion <= Int64(model.version) else {
             throw PersistenceError(
                 .invalidConfiguration,
                 "the store has model version \(storedVersion), newer than this model's \(model.version)")
         }
-        guard storedSchema.map(\.normalized) == descriptions.map(\.normalized) else {
-            throw PersistenceError(
-                .migrationRequired,
-                EntityDescription.difference(stored: storedSchema, current: descriptions)
-                    + "; the PostgreSQL backend does not migrate schemas yet: migrate the store's tables yourself"
-                    + " or start a new schema")
+        guard storedVersion < Int64(model.version) else {
+            guard storedSchema.map(\.normalized) == descriptions.map(\.normalized) else {
+                throw PersistenceError(
+                    .migrationRequired,
+                    EntityDescription.difference(stored: storedSchema, current: descriptions)
+                        + "; the model version is the store's (\(storedVersion)): bump it for a migration")
+            }
+            return nil
         }
-        if storedVersion < Int64(model.version) {
-            try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
+        // Every step is planned before anything changes: a step that can't be done is refused with the store as it
+        // was.
+        var report: MigrationReport?
+        if let plans = try migration.plans(
+            stored: storedSchema, storedVersion: Int(storedVersion), model: model, current: tables.map(\.layout))
+        {
+            report = try migration.run(plans, from: Int(storedVersion), to: model.version) { plan in
+                PostgresMigrationStep(connection: connection, schema: schema, plan: plan)
+            }
+            try write(connection, schema: schema, "schema", .blob(schemaJSON(descriptions)))
         }
+        try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
+        return report
+    }
+
+    /// The stored form of a schema.
+    private static func schemaJSON(_ descriptions: [EntityDescription]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return try encoder.encode(descriptions)
     }
 
     private static func create(
@@ -104,13 +143,11 @@ enum PostgresSchemaStore {
             "CREATE TABLE \(qualified(schema, aliasTable)) (name bytea NOT NULL, position bigint NOT NULL, "
                 + "entity bytea NOT NULL, list bigint NOT NULL, key bytea, PRIMARY KEY (name, position))")
         for table in tables {
-            for sql in table.creationSQL(schema: schema) { try connection.execute(sql) }
+            for sql in table.creationSQL { try connection.execute(sql) }
         }
         try write(connection, schema: schema, "formatVersion", .integer(formatVersion))
         try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try write(connection, schema: schema, "schema", .blob(try encoder.encode(descriptions)))
+        try write(connection, schema: schema, "schema", .blob(schemaJSON(descriptions)))
     }
 
     /// Drops a store's tables, sequence and (when then empty, and not `public`) schema, under its advisory lock, in

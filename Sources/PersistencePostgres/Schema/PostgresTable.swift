@@ -28,11 +28,12 @@ final class PostgresTable: Sendable {
     let existsSQL: String
     let deleteByIDSQL: String
 
-    init(index: Int, layout: RecordLayout, schema: String) {
+    /// - Parameter tableName: The table's name when it isn't the entity's (a migration's new table).
+    init(index: Int, layout: RecordLayout, schema: String, tableName: String? = nil) {
         self.index = index
         self.layout = layout
         let entity = layout.entity
-        table = quote(schema) + "." + quote(entity.name)
+        table = quote(schema) + "." + quote(tableName ?? entity.name)
         columns = layout.names.map(quote).joined(separator: ", ")
         primaryKeyColumn = quote(entity.primaryKey)
         classes = layout.types.map(\.storageClass)
@@ -72,7 +73,10 @@ final class PostgresTable: Sendable {
     }
 
     /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.
-    func creationSQL(schema: String) -> [String] {
+    var creationSQL: [String] { [tableSQL] + indexSQL(layout.entity.indexes) }
+
+    /// `CREATE TABLE` for the entity's columns, without indexes.
+    var tableSQL: String {
         let entity = layout.entity
         let definitions = entity.attributes.map { attribute in
             var definition = "\(quote(attribute.name)) \(Self.columnType(attribute.type))"
@@ -83,12 +87,16 @@ final class PostgresTable: Sendable {
             }
             return definition
         }
-        let indexes = entity.indexes.map { index in
+        return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
+    }
+
+    /// `CREATE INDEX` statements for indexes of the entity, on this table.
+    func indexSQL(_ indexes: [Index]) -> [String] {
+        indexes.map { index in
             let unique = index.isUnique ? "UNIQUE " : ""
             let indexColumns = index.attributes.map(quote).joined(separator: ", ")
-            return "CREATE \(unique)INDEX \(quote(index.name(in: entity.name))) ON \(table) (\(indexColumns))"
+            return "CREATE \(unique)INDEX \(quote(index.name(in: layout.entity.name))) ON \(table) (\(indexColumns))"
         }
-        return ["CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"] + indexes
     }
 
     /// The column type of an attribute type, as `information_schema.columns.data_type` spells it.

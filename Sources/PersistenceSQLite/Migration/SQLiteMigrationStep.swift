@@ -93,7 +93,8 @@ final class SQLiteMigrationStep: MigrationStepBackend {
         }
     }
 
-    func insert(_ values: [Value], into layout: RecordLayout) throws {
+    /// SQLite inserts at once, `deferred` or not: a statement costs no round trip.
+    func insert(_ values: [Value], into layout: RecordLayout, deferred: Bool) throws {
         let name = layout.entity.name
         let statement: Statement
         if let prepared = inserts[name] {

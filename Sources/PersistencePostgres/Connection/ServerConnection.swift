@@ -87,6 +87,19 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs one statement with values bound to `$1…`, handing each row to `onRow` as it arrives — on the
+    /// connection's event loop, so decoding overlaps with receiving — and returns when the last row has been handed.
+    /// `onRow` must not block or call the database.
+    func stream(_ sql: String, _ values: [Value], onRow: @escaping @Sendable (PostgresRow) throws -> Void) throws {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values { bindings.append(value, textAsBytes: true) }
+        do {
+            _ = try awaitAnswer(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger, onRow))
+        } catch {
+            throw translate(statementError: error)
+        }
+    }
+
     /// Blocks until the server's answer arrives — or the connection is found closed while it waits: postgres-nio
     /// can leave a query sent just as the server ends the connection (`pg_terminate_backend`, a restart) unanswered
     /// forever, and a user's write must fail with `connectionLost` then, not hang.

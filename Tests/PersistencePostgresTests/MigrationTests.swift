@@ -41,6 +41,34 @@ enum LongNamesV2 {
     }
 }
 
+/// A change an inferred step makes in place: an entity renamed, an attribute renamed, one dropped, two added (one
+/// with a default), an optional one made required with a default for nil, indexes changed.
+enum InPlaceV1 {
+    struct Person: Entity {
+        var id: Int64
+        var name: String
+        var nickname: String?
+        var age: Int64
+        var obsolete: String?
+        static let indexes: [Index] = [.on("name"), .on("age")]
+    }
+}
+
+enum InPlaceV2 {
+    struct Member: Entity, Equatable {
+        var id: Int64
+        var fullName: String
+        var nickname: String
+        var age: Int64
+        var active: Bool
+        var note: String?
+        static let indexes: [Index] = [.on("fullName"), .unique("age")]
+        static let defaultValues: [String: Value] = ["nickname": "none", "active": true]
+        static let previousAttributeNames = ["fullName": "name"]
+        static let previousName = "Person"
+    }
+}
+
 @Suite(.serialized) struct PostgresMigrationTests {
     /// A fresh schema with `count` version-1 items (`value` the text of `id`), and a builder for it.
     private func versionOneStore(_ count: Int) throws -> PostgresBuilder {
@@ -124,8 +152,15 @@ enum LongNamesV2 {
             let db = try builder.create()
             try db.write { try $0.create(LongNamesV1.Item(id: 1, label: "one")) }
             try db.close()
+            // A mapped step: the entity gets a new table, whose name and primary-key index can't carry the entity's.
             builder.model = Model(version: 2, entities: [LongNamesV2.Item.self])
+            builder.migrationPlan = MigrationPlan(
+                models: [Model(version: 1, entities: [LongNamesV1.Item.self])],
+                mappings: [
+                    MappingModel(from: 1, to: 2, [.transform(LongNamesV2.Item.entityName, ["rank": .value { _ in 7 }])])
+                ])
             let migrated = try builder.create()
+            #expect(migrated.migrationReport?.steps.first?.kind == .mapped)
             #expect(migrated.migrationReport?.entities.first?.recordsRewritten == 1)
             #expect(try migrated.verify().isSound)
             #expect(
@@ -138,6 +173,57 @@ enum LongNamesV2 {
                         [.text(builder.schema), .text(LongNamesV2.Item.entityName)])
                 }
                 .map { $0.values.first } == [.text(String(repeating: "e", count: 58) + "_pkey")])
+        }
+    }
+
+    @Test func anInferredStepChangesTheTableInPlaceWithoutRewritingIt() async throws {
+        try await offPool {
+            var builder = try freshBuilder([InPlaceV1.Person.self], "m")
+            let db = try builder.create()
+            try db.write { context in
+                try context.create(InPlaceV1.Person(id: 1, name: "Ada", nickname: nil, age: 36, obsolete: "x"))
+                try context.create(InPlaceV1.Person(id: 2, name: "Grace", nickname: "Amazing", age: 85, obsolete: nil))
+            }
+            let file = try relationFile(db, builder.schema, "Person")
+            try db.close()
+
+            builder.model = Model(version: 2, entities: [InPlaceV2.Member.self])
+            let migrated = try builder.create()
+            let report = try #require(migrated.migrationReport)
+            #expect(report.steps.map(\.kind) == [.inferred])
+            // Only the record whose nil took the new default was written; the table is the same file.
+            #expect(report.entities.first { $0.name == "Member" }?.recordsRewritten == 1)
+            #expect(try relationFile(migrated, builder.schema, "Member") == file)
+            #expect(try migrated.verify().isSound)
+            #expect(
+                try migrated.read { try $0.recover(InPlaceV2.Member.self, sortedBy: [.ascending("id")]) } == [
+                    InPlaceV2.Member(id: 1, fullName: "Ada", nickname: "none", age: 36, active: true, note: nil),
+                    InPlaceV2.Member(id: 2, fullName: "Grace", nickname: "Amazing", age: 85, active: true, note: nil),
+                ])
+            let indexes = try migrated.read {
+                try $0.rows(
+                    "SELECT indexname FROM pg_indexes WHERE schemaname = $1 ORDER BY 1", [.text(builder.schema)])
+            }
+            #expect(
+                indexes.map { $0.values.first } == [
+                    .text("Member_pkey"), .text("index_Member_fullName"), .text("persistence_aliases_pkey"),
+                    .text("persistence_metadata_pkey"), .text("unique_Member_age"),
+                ])
+            // The new unique index holds.
+            #expect(throws: PersistenceError.self) {
+                try migrated.write {
+                    try $0.create(InPlaceV2.Member(id: 3, fullName: "Alan", nickname: "", age: 36, active: false))
+                }
+            }
+        }
+    }
+
+    /// The file a table's rows are in: a rewrite of the table gives it a new one.
+    private func relationFile(_ db: PostgresDatabase, _ schema: String, _ table: String) throws -> Value? {
+        try db.read {
+            try $0.scalar(
+                "SELECT relfilenode::bigint FROM pg_class WHERE oid = $1::regclass",
+                [.text("\"\(schema)\".\"\(table)\"")])
         }
     }
 

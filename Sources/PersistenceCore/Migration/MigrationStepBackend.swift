@@ -7,6 +7,12 @@
 package protocol MigrationStepBackend: AnyObject {
     /// The number of rows in a source entity's table, or in a destination entity's table as the step left it.
     func count(_ layout: RecordLayout, source: Bool) throws -> Int
+    /// Turns a source entity's table into a destination entity's in place, without copying its rows, when the
+    /// backend can (PostgreSQL: `ALTER TABLE`); returns the number of rows it rewrote, or `nil` when it can't and
+    /// the destination gets a new table. Asked only in steps without entity mappings (mapping code may read any source
+    /// table as it was), for destinations inferred from a source; a destination changed in place has its indexes
+    /// and its name when this returns, and ``replaceTables()`` leaves it alone.
+    func alterInPlace(_ destination: MigrationStepPlan.Destination) throws -> Int?
     /// Creates the new, index-less table of a destination entity that gets one.
     func createTable(_ destination: RecordLayout) throws
     /// Fills a destination's new table from a source table in one statement: each destination column takes the
@@ -47,4 +53,9 @@ package protocol MigrationStepBackend: AnyObject {
     /// Drops the source tables not kept, gives the new tables their entities' names, and builds the indexes the
     /// destination entities have and their tables don't.
     func replaceTables() throws
+}
+
+extension MigrationStepBackend {
+    /// No change in place: every changed table is copied.
+    package func alterInPlace(_ destination: MigrationStepPlan.Destination) throws -> Int? { nil }
 }

@@ -36,11 +36,29 @@ package final class MigrationStepRunner: MappingStore {
         defer { context.close() }
         var before: [String: Int] = [:]
         for layout in plan.source { before[layout.entity.name] = try backend.count(layout, source: true) }
-        for destination in plan.destinations where destination.keptSource == nil {
+        // Tables the backend can change in place keep their rows where they are.
+        var altered: Set<String> = []
+        if plan.mappings.isEmpty {
+            for destination in plan.destinations {
+                guard let source = destination.inferredSource else { continue }
+                guard
+                    let changed = try plan.failing(
+                        "changing the table of '\(source.entity.name)' to '\(destination.name)' in place",
+                        { try backend.alterInPlace(destination) })
+                else { continue }
+                altered.insert(destination.name)
+                rewritten[destination.name, default: 0] += changed
+                let total = before[source.entity.name] ?? 0
+                report(destination.name, .rewriting, 0, total)
+                report(destination.name, .rewriting, total, total)
+            }
+        }
+        for destination in plan.destinations where destination.keptSource == nil && !altered.contains(destination.name)
+        {
             try backend.createTable(destination.layout)
         }
         // Stage 1: every new table filled, inferred copies first, then the mappings in their order.
-        for destination in plan.destinations {
+        for destination in plan.destinations where !altered.contains(destination.name) {
             guard let source = destination.inferredSource, let mapping = destination.inferredMapping else { continue }
             try plan.failing("the inferred copy of '\(source.entity.name)' to '\(destination.name)'") {
                 try copy(source, to: destination.layout, mapping: mapping, total: before[source.entity.name] ?? 0)

@@ -17,6 +17,8 @@ final class PostgresMigrationStep: MigrationStepBackend {
     private var sourceTables: [String: PostgresTable] = [:]
     /// Tables of the step's destination entities: the new table, or the kept source table.
     private var destinationTables: [String: PostgresTable] = [:]
+    /// Destination entities whose tables were changed in place: ``replaceTables()`` leaves them alone.
+    private var altered: Set<String> = []
     /// Records mappings wrote and not yet sent, by destination entity: sent in multi-row inserts, and before any
     /// other statement of the step.
     private var pending: [String: [[Value]]] = [:]
@@ -73,6 +75,123 @@ final class PostgresMigrationStep: MigrationStepBackend {
         let rows = try run("SELECT count(*) FROM \(table.table)").rows
         guard let row = rows.first, case .integer(let count) = try row.values().first else { return 0 }
         return Int(count)
+    }
+
+    // MARK: - Changes in place
+
+    /// Changes the source table with `ALTER TABLE` when every kept column keeps its storage class: columns dropped,
+    /// renamed and added (with a constant default PostgreSQL adds a column without rewriting the table), `NOT NULL`
+    /// set or dropped (after filling `nil`s with the default), indexes the change affects rebuilt, the table renamed.
+    /// Only rows whose `nil` takes a default are rewritten.
+    func alterInPlace(_ destination: MigrationStepPlan.Destination) throws -> Int? {
+        guard let source = destination.inferredSource, let mapping = destination.inferredMapping else { return nil }
+        let layout = destination.layout
+        let entity = layout.entity
+        let sourceName = source.entity.name
+        for (position, origin) in mapping.sources.enumerated() {
+            if let origin, source.types[origin].storageClass != layout.types[position].storageClass { return nil }
+        }
+        // A renamed entity takes a name no other source table holds until the end of the step.
+        if entity.name != sourceName, plan.source.contains(where: { $0.entity.name == entity.name }) { return nil }
+        try sendPending()
+        let table = try self.table(sourceName, source: true).table
+        let renames = MigrationStepPlan.renames(of: layout, from: source)
+        let renamedOld = Set(renames.values)
+        // Indexes: kept only when nothing about them changes (their names carry the entity and attribute names).
+        let keptIndexes = Set(
+            source.entity.indexes.filter { index in
+                entity.name == sourceName && entity.indexes.contains(index)
+                    && !index.attributes.contains(where: renamedOld.contains)
+            })
+        for index in source.entity.indexes where !keptIndexes.contains(index) {
+            _ = try run("DROP INDEX \(quote(schema)).\(quote(index.name(in: sourceName)))")
+        }
+        // Columns the destination doesn't keep are dropped first, so a rename can take a dropped column's name;
+        // renames go through temporary names, so two columns can swap names.
+        let keptColumns = Set(mapping.sources.compactMap { $0 })
+        for (position, name) in source.names.enumerated() where !keptColumns.contains(position) {
+            _ = try run("ALTER TABLE \(table) DROP COLUMN \(quote(name))")
+        }
+        let renamed = renames.sorted { $0.key < $1.key }
+        for (offset, rename) in renamed.enumerated() {
+            _ = try run(
+                "ALTER TABLE \(table) RENAME COLUMN \(quote(rename.value)) TO \(quote("persistence_renaming_\(offset)"))"
+            )
+        }
+        for (offset, rename) in renamed.enumerated() {
+            _ = try run(
+                "ALTER TABLE \(table) RENAME COLUMN \(quote("persistence_renaming_\(offset)")) TO \(quote(rename.key))")
+        }
+        // Added columns, and nullability.
+        let fallbacks = mapping.map(Array(repeating: .null, count: source.names.count))
+        var rewrittenRows = 0
+        for (position, attribute) in entity.attributes.enumerated() {
+            let column = quote(attribute.name)
+            let required = !attribute.isOptional || attribute.name == entity.primaryKey
+            guard let origin = mapping.sources[position] else {
+                let type = PostgresTable.columnType(attribute.type)
+                guard !fallbacks[position].isNull else {
+                    _ = try run("ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
+                    continue
+                }
+                // The default fills the existing rows without rewriting them; the column then has no default, as
+                // in a new store.
+                _ = try run(
+                    "ALTER TABLE \(table) ADD COLUMN \(column) \(type) DEFAULT \(Self.literal(fallbacks[position]))"
+                        + (required ? " NOT NULL" : ""))
+                _ = try run("ALTER TABLE \(table) ALTER COLUMN \(column) DROP DEFAULT")
+                continue
+            }
+            let wasRequired =
+                !source.entity.attributes[origin].isOptional || source.names[origin] == source.entity.primaryKey
+            if required, !wasRequired {
+                if !fallbacks[position].isNull {
+                    rewrittenRows += ServerConnection.changes(
+                        try run("UPDATE \(table) SET \(column) = $1 WHERE \(column) IS NULL", [fallbacks[position]]))
+                }
+                // A nil left without a default fails here, naming the column, with the step rolled back.
+                _ = try run("ALTER TABLE \(table) ALTER COLUMN \(column) SET NOT NULL")
+            } else if !required, wasRequired {
+                _ = try run("ALTER TABLE \(table) ALTER COLUMN \(column) DROP NOT NULL")
+            }
+        }
+        let final = PostgresTable(index: -1, layout: layout, schema: schema)
+        if entity.name != sourceName {
+            _ = try run("ALTER TABLE \(table) RENAME TO \(quote(entity.name))")
+            _ = try run(
+                "ALTER INDEX \(quote(schema)).\(quote(Self.primaryKeyIndex(of: sourceName))) RENAME TO "
+                    + quote(Self.primaryKeyIndex(of: entity.name)))
+        }
+        for sql in final.indexSQL(entity.indexes.filter { !keptIndexes.contains($0) }) { _ = try run(sql) }
+        destinationTables[entity.name] = final
+        altered.insert(entity.name)
+        return rewrittenRows
+    }
+
+    /// A constant as SQL: only digits, a float's text and hexadecimal, so nothing of the value is parsed as SQL.
+    /// (DDL takes no bound parameters.)
+    static func literal(_ value: Value) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .integer(let integer): return "'\(integer)'::bigint"
+        case .real(let real):
+            let text =
+                real.isNaN ? "NaN" : real.isInfinite ? (real < 0 ? "-Infinity" : "Infinity") : "\(real)"
+            return "'\(text)'::double precision"
+        case .text(let text): return "decode('\(hex(Array(text.utf8)))', 'hex')"
+        case .blob(let data): return "decode('\(hex(Array(data)))', 'hex')"
+        }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     func createTable(_ destination: RecordLayout) throws {
@@ -263,10 +382,12 @@ final class PostgresMigrationStep: MigrationStepBackend {
 
     func replaceTables() throws {
         try sendPending()
-        for source in plan.droppedSources {
+        let alteredSources = Set(
+            plan.destinations.filter { altered.contains($0.name) }.compactMap { $0.inferredSource?.entity.name })
+        for source in plan.droppedSources where !alteredSources.contains(source.entity.name) {
             _ = try run("DROP TABLE \(try table(source.entity.name, source: true).table)")
         }
-        for (index, destination) in plan.destinations.enumerated() {
+        for (index, destination) in plan.destinations.enumerated() where !altered.contains(destination.name) {
             let entity = destination.layout.entity
             let final = PostgresTable(index: index, layout: destination.layout, schema: schema)
             guard let kept = destination.keptSource?.entity else {

@@ -1,5 +1,5 @@
 /// The model versions an app has shipped and the mapping models between them: how a backend with mapping-model
-/// migrations (SQLite) brings a store of any older version up to the current model, step by step, at start-up.
+/// migrations (SQLite, PostgreSQL) brings a store of any older version up to the current model, step by step, at start-up.
 ///
 /// Declare every version that was ever shipped, oldest first. Old versions are declared as their entity types, kept
 /// in a namespace each, so the current code never needs them to read old data — records are read through the

@@ -1,8 +1,8 @@
 /// How far a migration has come, reported to the progress handler a builder is given while the store opens.
 ///
 /// Reported for each pass over an entity's records — on LMDB each of the migration block's enumerations, then the
-/// pass that writes every changed record in the new schema; on SQLite each entity's copy or mapping in each step of
-/// the chain — when the pass begins, every 1,000 records, and when it ends.
+/// pass that writes every changed record in the new schema; on SQLite and PostgreSQL each entity's copy, change in
+/// place or mapping in each step of the chain — when the pass begins, every 1,000 records, and when it ends.
 ///
 /// ```swift
 /// builder.migrationProgress = { progress in
@@ -14,11 +14,12 @@ public struct MigrationProgress: Sendable, Hashable, CustomStringConvertible {
     public enum Stage: String, Sendable, Hashable {
         /// The migration code enumerates the entity's records.
         case enumerating
-        /// Records are written in the new schema, and indexes rebuilt (on SQLite: an inferred step copies a table).
+        /// Records are written in the new schema, and indexes rebuilt (on SQLite and PostgreSQL: an inferred step
+        /// copies a table, or changes it in place).
         case rewriting
-        /// A mapping model's entity mapping turns each source record into destination records (SQLite).
+        /// A mapping model's entity mapping turns each source record into destination records (SQLite, PostgreSQL).
         case mapping
-        /// A custom policy fixes references between the records its mapping created (SQLite).
+        /// A custom policy fixes references between the records its mapping created (SQLite, PostgreSQL).
         case fixingReferences
     }
 

@@ -10,7 +10,8 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         public var recordsBefore: Int
         /// Records after it (0 for a removed entity).
         public var recordsAfter: Int
-        /// Records written in the new schema by the migration's last pass.
+        /// Records written in the new schema by the migration's last pass. A table changed in place (PostgreSQL's
+        /// `ALTER TABLE` in an inferred step) counts only the rows it wrote — those whose `nil` took a default.
         public var recordsRewritten: Int
 
         /// Creates the counts of one entity.

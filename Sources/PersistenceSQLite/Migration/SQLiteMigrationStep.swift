@@ -58,18 +58,7 @@ final class SQLiteMigrationStep: MigrationStepBackend {
     func copyTable(from source: RecordLayout, to destination: RecordLayout, columns: [(source: Int?, fallback: Value)])
         throws -> Int
     {
-        var arguments: [Value] = []
-        let expressions = columns.map { position, fallback -> String in
-            guard let position else {
-                guard !fallback.isNull else { return "NULL" }
-                arguments.append(fallback)
-                return "?"
-            }
-            let column = quote(source.names[position])
-            guard !fallback.isNull else { return column }
-            arguments.append(fallback)
-            return "coalesce(\(column), ?)"
-        }
+        let (expressions, arguments) = copySelectList(columns, from: source, placeholder: { _ in "?" })
         let target = try table(destination.entity.name, source: false)
         let origin = try table(source.entity.name, source: true)
         let statement = try Statement(

@@ -24,7 +24,7 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
     public let migrationReport: MigrationReport?
     let tables: PostgresTables
     let writer: WriterConnection
-    let readers: ReaderPool
+    let readers: ReaderPool<ServerConnection>
     let runner: TransactionRunner
     let instrumentation: Instrumentation
     /// Where commits are published to observers.

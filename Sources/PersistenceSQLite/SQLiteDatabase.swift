@@ -15,7 +15,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     public let migrationReport: MigrationReport?
     let mappings: EntityMappings
     let writer: WriterConnection
-    private let readers: ReaderPool?
+    private let readers: ReaderPool<Connection>?
     let runner: TransactionRunner
     let instrumentation: Instrumentation
     /// Where commits are published to observers.

@@ -7,62 +7,26 @@ import PersistenceCore
 /// NULL` rather than `IS NOT DISTINCT FROM`, which PostgreSQL can't answer from an index.
 struct PostgresConditionCompiler {
     let table: PostgresTable
-    private(set) var arguments: [Value] = []
+    private var sql: SQLConditionCompiler
+    var arguments: [Value] { sql.arguments }
 
-    init(table: PostgresTable) { self.table = table }
+    /// PostgreSQL's text: `$n`, `TRUE`/`FALSE`, equality as `col = $n AND col IS NOT NULL` (which an index answers,
+    /// unlike `IS NOT DISTINCT FROM`), `position`.
+    static let dialect = SQLDialect(
+        placeholder: { "$\($0)" }, trueLiteral: "TRUE", falseLiteral: "FALSE",
+        equal: { "(\($0) IS NOT NULL AND \($0) = \($1))" }, notEqual: { "NOT (\($0) IS NOT NULL AND \($0) = \($1))" },
+        contains: { "position(\($1) IN \($0)) > 0" })
 
-    private func column(_ position: Int) -> String { quote(table.layout.names[position]) }
-
-    private mutating func bind(_ value: Value) -> String {
-        arguments.append(value)
-        return "$\(arguments.count)"
+    init(table: PostgresTable) {
+        self.table = table
+        sql = SQLConditionCompiler(dialect: Self.dialect, layout: table.layout)
     }
 
-    mutating func compile(_ condition: ResolvedCondition) -> String {
-        switch condition {
-        case .comparison(let at, let op, let value):
-            let name = column(at)
-            let sqlOperator =
-                switch op {
-                case .equal: "="
-                case .notEqual: "="
-                case .less: "<"
-                case .lessOrEqual: "<="
-                case .greater: ">"
-                case .greaterOrEqual: ">="
-                }
-            let test = "(\(name) IS NOT NULL AND \(name) \(sqlOperator) \(bind(value)))"
-            return op == .notEqual ? "NOT \(test)" : test
-        case .oneOf(let at, let values):
-            let name = column(at)
-            let present = values.filter { !$0.isNull }
-            var parts: [String] = []
-            if present.count != values.count { parts.append("\(name) IS NULL") }
-            if !present.isEmpty {
-                let list = present.map { bind($0) }.joined(separator: ", ")
-                parts.append("(\(name) IS NOT NULL AND \(name) IN (\(list)))")
-            }
-            return parts.isEmpty ? "FALSE" : "(" + parts.joined(separator: " OR ") + ")"
-        case .contains(let at, let text):
-            let name = column(at)
-            return "(\(name) IS NOT NULL AND position(\(bind(.text(text))) IN \(name)) > 0)"
-        case .hasPrefix(let at, let prefix):
-            let name = column(at)
-            guard let upper = prefix.prefixUpperBound else { return "\(name) IS NOT NULL" }
-            // Bytes with the prefix are exactly [prefix, upper): index-friendly, and no LIKE wildcards to escape.
-            return "(\(name) IS NOT NULL AND \(name) >= \(bind(.text(prefix))) AND \(name) < \(bind(.text(upper))))"
-        case .isNull(let at):
-            return "\(column(at)) IS NULL"
-        case .and(let conditions):
-            guard !conditions.isEmpty else { return "TRUE" }
-            return "(" + conditions.map { compile($0) }.joined(separator: " AND ") + ")"
-        case .or(let conditions):
-            guard !conditions.isEmpty else { return "FALSE" }
-            return "(" + conditions.map { compile($0) }.joined(separator: " OR ") + ")"
-        case .not(let condition):
-            return "NOT \(compile(condition))"
-        }
-    }
+    private func column(_ position: Int) -> String { sql.column(position) }
+
+    private mutating func bind(_ value: Value) -> String { sql.bind(value) }
+
+    mutating func compile(_ condition: ResolvedCondition) -> String { sql.compile(condition) }
 
     /// `SELECT … WHERE … ORDER BY … LIMIT $n OFFSET $m` for a checked query; nulls sort first, as on the other
     /// backends.

@@ -1,67 +1,28 @@
 import Foundation
 import PersistenceCore
 
-/// Compiles checked conditions and queries into SQL text with bound arguments.
-///
-/// Every leaf is written to be two-valued — never SQL `NULL` — so `NOT` means what it means in Swift, and the
-/// result matches ``ResolvedCondition`` evaluation in memory (the semantics the LMDB backend scans with).
+/// Compiles checked conditions (through the core's `SQLConditionCompiler`) and queries into SQLite's SQL with
+/// bound arguments.
 struct ConditionCompiler {
     let mapping: TableMapping
-    private(set) var arguments: [Value] = []
+    private var sql: SQLConditionCompiler
+    var arguments: [Value] { sql.arguments }
 
-    init(mapping: TableMapping) { self.mapping = mapping }
+    /// SQLite's text: `?`, `1`/`0`, `IS` / `IS NOT` (null-safe, and SQLite uses indexes for `IS` as for `=`), `instr`.
+    static let dialect = SQLDialect(
+        placeholder: { _ in "?" }, trueLiteral: "1", falseLiteral: "0",
+        equal: { "\($0) IS \($1)" }, notEqual: { "\($0) IS NOT \($1)" }, contains: { "instr(\($0), \($1)) > 0" })
 
-    private func column(_ position: Int) -> String { quote(mapping.layout.names[position]) }
-
-    private mutating func bind(_ value: Value) -> String {
-        arguments.append(value)
-        return "?"
+    init(mapping: TableMapping) {
+        self.mapping = mapping
+        sql = SQLConditionCompiler(dialect: Self.dialect, layout: mapping.layout)
     }
 
-    mutating func compile(_ condition: ResolvedCondition) -> String {
-        switch condition {
-        case .comparison(let at, let op, let value):
-            let name = column(at)
-            switch op {
-            // IS / IS NOT: null-safe equality, and SQLite uses indexes for IS as for =.
-            case .equal: return "\(name) IS \(bind(value))"
-            case .notEqual: return "\(name) IS NOT \(bind(value))"
-            case .less: return "(\(name) IS NOT NULL AND \(name) < \(bind(value)))"
-            case .lessOrEqual: return "(\(name) IS NOT NULL AND \(name) <= \(bind(value)))"
-            case .greater: return "(\(name) IS NOT NULL AND \(name) > \(bind(value)))"
-            case .greaterOrEqual: return "(\(name) IS NOT NULL AND \(name) >= \(bind(value)))"
-            }
-        case .oneOf(let at, let values):
-            let name = column(at)
-            let present = values.filter { !$0.isNull }
-            var parts: [String] = []
-            if present.count != values.count { parts.append("\(name) IS NULL") }
-            if !present.isEmpty {
-                let list = present.map { bind($0) }.joined(separator: ", ")
-                parts.append("(\(name) IS NOT NULL AND \(name) IN (\(list)))")
-            }
-            return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
-        case .contains(let at, let text):
-            let name = column(at)
-            return "(\(name) IS NOT NULL AND instr(\(name), \(bind(.text(text)))) > 0)"
-        case .hasPrefix(let at, let prefix):
-            let name = column(at)
-            guard let upper = prefix.prefixUpperBound else { return "\(name) IS NOT NULL" }
-            // Text with the prefix is exactly the range [prefix, prefix with its last byte + 1) in the binary
-            // collation's byte order: index-friendly, and no LIKE wildcards to escape.
-            return "(\(name) IS NOT NULL AND \(name) >= \(bind(.text(prefix))) AND \(name) < \(bind(.text(upper))))"
-        case .isNull(let at):
-            return "\(column(at)) IS NULL"
-        case .and(let conditions):
-            guard !conditions.isEmpty else { return "1" }
-            return "(" + conditions.map { compile($0) }.joined(separator: " AND ") + ")"
-        case .or(let conditions):
-            guard !conditions.isEmpty else { return "0" }
-            return "(" + conditions.map { compile($0) }.joined(separator: " OR ") + ")"
-        case .not(let condition):
-            return "NOT \(compile(condition))"
-        }
-    }
+    private func column(_ position: Int) -> String { sql.column(position) }
+
+    private mutating func bind(_ value: Value) -> String { sql.bind(value) }
+
+    mutating func compile(_ condition: ResolvedCondition) -> String { sql.compile(condition) }
 
     /// `SELECT … WHERE … ORDER BY … LIMIT ? OFFSET ?` for a checked query.
     mutating func select(_ query: ResolvedQuery) -> String {

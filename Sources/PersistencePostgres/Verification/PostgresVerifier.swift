@@ -47,31 +47,10 @@ struct PostgresVerifier {
             return
         }
         let stored = try PostgresSchemaStore.readMetadata(context.connection, schema: schema)
-        for key in ["formatVersion", "modelVersion", "schema"] where stored[key] == nil {
-            add(VerificationProblem(.metadataMissing, message: "the metadata has no '\(key)'"))
-        }
-        if let format = stored["formatVersion"] {
-            guard case .integer(let version) = format, (1...PostgresSchemaStore.formatVersion).contains(version) else {
-                add(VerificationProblem(.metadataInvalid, message: "the format version is not one this version reads"))
-                return
-            }
-        }
-        if let version = stored["modelVersion"], version.storageClass != .integer {
-            add(VerificationProblem(.metadataInvalid, message: "the model version is not an integer"))
-        }
-        guard let schemaJSON = stored["schema"] else { return }
-        guard case .blob(let json) = schemaJSON,
-            let descriptions = try? JSONDecoder().decode([EntityDescription].self, from: json)
-        else {
-            add(VerificationProblem(.metadataInvalid, message: "the stored schema is unreadable"))
-            return
-        }
-        let current = context.tables.all.map(\.layout.entity)
-        let byName: ([EntityDescription]) -> [EntityDescription] = { $0.map(\.normalized).sorted { $0.name < $1.name } }
-        if byName(descriptions) != byName(current) {
-            add(
-                VerificationProblem(
-                    .schemaMismatch, message: EntityDescription.difference(stored: descriptions, current: current)))
+        for problem in VerificationProblem.metadataProblems(
+            stored, formatVersion: PostgresSchemaStore.formatVersion, current: context.tables.all.map(\.layout.entity))
+        {
+            add(problem)
         }
     }
 

@@ -218,6 +218,62 @@ enum InPlaceV2 {
         }
     }
 
+    @Test func aConnectionDroppedDuringAMigrationIsRetryableAndLeavesTheStoreAsItWas() async throws {
+        try await offPool {
+            let builder = try PostgresMigrationTests().versionOneStore(1_200)
+            let killer = try builder.create()
+            let key = PostgresSchemaStore.lockKey(schema: builder.schema)
+            var current = try PostgresBuilder(
+                url: try serverURL(), model: Model(version: 2, entities: [MigratingItem.self]))
+            current.schema = builder.schema
+            let calls = Mutex(0)
+            let armed = Mutex(true)
+            current.migrationPlan = MigrationPlan(
+                models: [Model(version: 1, entities: [MigratingV1.MigratingItem.self])],
+                mappings: [
+                    MappingModel(
+                        from: 1, to: 2,
+                        [
+                            .transform(
+                                "MigratingItem",
+                                [
+                                    "value": .value { source in
+                                        let call = calls.withLock {
+                                            $0 += 1
+                                            return $0
+                                        }
+                                        if call == 700, armed.withLock({ $0 }) {
+                                            // The server ends the migrating connection: the one holding the lock.
+                                            _ = try killer.write {
+                                                try $0.rows(
+                                                    "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE "
+                                                        + "locktype = 'advisory' AND granted AND classid::bigint = $1 "
+                                                        + "AND objid::bigint = $2",
+                                                    [.integer(key >> 32 & 0xffff_ffff), .integer(key & 0xffff_ffff)])
+                                            }
+                                        }
+                                        return Int64(try source.string("value") ?? "")
+                                    }
+                                ])
+                        ])
+                ])
+            do {
+                _ = try current.create()
+                Issue.record("the migration went on after its connection was ended")
+            } catch let error as PersistenceError {
+                #expect(error.code == .connectionLost, "\(error)")
+                #expect(error.isRetryable)
+            }
+            #expect(try killer.read { try $0.count(MigratingV1.MigratingItem.self) } == 1_200)
+            armed.withLock { $0 = false }
+            calls.withLock { $0 = 0 }
+            let db = try current.create()
+            #expect(calls.withLock { $0 } == 1_200)
+            #expect(
+                try db.read { try $0.recover(MigratingItem.self, id: 1_200) } == MigratingItem(id: 1_200, value: 1_200))
+        }
+    }
+
     /// The file a table's rows are in: a rewrite of the table gives it a new one.
     private func relationFile(_ db: PostgresDatabase, _ schema: String, _ table: String) throws -> Value? {
         try db.read {

@@ -99,9 +99,12 @@ extension MigrationStepPlan {
             if error.code == .storageFull || error.isRetryable || (what == nil && error.code == .migrationFailed) {
                 throw error
             }
+            // The cause stays the typed error (a unique violation on every backend); a failure already wrapped
+            // keeps the error it wrapped (a user's closure's own).
             throw PersistenceError(
                 .migrationFailed, "\(step): \(error.message)", nativeCode: error.nativeCode,
-                nativeMessage: error.nativeMessage, underlyingError: error.underlyingError ?? error)
+                nativeMessage: error.nativeMessage,
+                underlyingError: error.code == .migrationFailed ? (error.underlyingError ?? error) : error)
         } catch let cancellation as CancellationError where CancellationFlag.current?.isCancelled == true {
             throw cancellation
         } catch {

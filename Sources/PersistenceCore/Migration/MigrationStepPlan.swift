@@ -161,11 +161,14 @@ package struct MigrationStepPlan {
     }
 
     /// The declared renames of `destination` that apply from `source`: old names by new name, for attributes the
-    /// source has by the old name and not by the new one.
+    /// source has by the old name and either not by the new one, or by the new one renamed away itself (names
+    /// swapped). A declared previous name the source has already renamed (a plan's later step) doesn't apply.
     package static func renames(of destination: RecordLayout, from source: RecordLayout) -> [String: String] {
-        destination.previousAttributeNames.filter { new, old in
-            source.position(of: new) == nil && source.position(of: old) != nil
+        let candidates = destination.previousAttributeNames.filter { new, old in
+            new != old && source.position(of: old) != nil
         }
+        let renamedAway = Set(candidates.values)
+        return candidates.filter { new, _ in source.position(of: new) == nil || renamedAway.contains(new) }
     }
 
     /// `entity` with the renames applied, for comparing with the destination.

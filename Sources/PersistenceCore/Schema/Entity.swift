@@ -53,9 +53,10 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// Attributes this model version renamed: each attribute's name in the previous version, by its new name (Core
     /// Data's renaming identifiers). Defaults to none.
     ///
-    /// An inferred (lightweight) SQLite migration step moves each renamed attribute's values instead of dropping
-    /// the old attribute and adding the new one empty. Ignored for an attribute the previous version already has by
-    /// its new name.
+    /// An inferred (lightweight) migration step (SQLite, PostgreSQL) moves each renamed attribute's values instead
+    /// of dropping the old attribute and adding the new one empty. Ignored for an attribute the previous version
+    /// already has by its new name — unless that attribute is renamed away in the same version, so two attributes
+    /// can swap names (`["a": "b", "b": "a"]`).
     ///
     /// ```swift
     /// struct Person: Entity {

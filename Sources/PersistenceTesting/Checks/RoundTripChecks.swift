@@ -18,15 +18,7 @@ enum RoundTripChecks {
     ]
 
     static func everyType(_ db: some Database) throws {
-        var value = AllTypes.sample(id: 1)
-        value.optionalString = "present"
-        value.optionalInt = 7
-        value.optionalDouble = -2.5
-        value.optionalData = Data([0, 255])
-        value.optionalDate = Date(timeIntervalSinceReferenceDate: -5)
-        value.optionalUUID = UUID()
-        value.optionalMood = .sad
-        value.optionalAddress = AllTypes.Address(street: "Side", numbers: [])
+        let value = AllTypes.filled(id: 1)
         let plain = AllTypes.sample(id: 2)
         try db.create(value)
         try db.create(plain)

@@ -57,6 +57,20 @@ public struct AllTypes: Entity, Equatable {
             optionalString: nil, optionalInt: nil, optionalDouble: nil, optionalData: nil, optionalDate: nil,
             optionalUUID: nil, optionalMood: nil, optionalAddress: nil)
     }
+
+    /// ``sample(id:)`` with every optional set.
+    static func filled(id: Int64) -> AllTypes {
+        var value = sample(id: id)
+        value.optionalString = "present"
+        value.optionalInt = 7
+        value.optionalDouble = -2.5
+        value.optionalData = Data([0, 255])
+        value.optionalDate = Date(timeIntervalSinceReferenceDate: -5)
+        value.optionalUUID = UUID()
+        value.optionalMood = .sad
+        value.optionalAddress = AllTypes.Address(street: "Side", numbers: [])
+        return value
+    }
 }
 
 /// A person, with an index on `name` and a unique `email`.

@@ -217,17 +217,27 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let arguments = try checked(compiler.arguments)
         let entity = table.layout.entity.name
         instrumentation.trace(sql, entity: entity)
-        // Rows are decoded as they arrive, on the connection's event loop (the other core), while this thread waits.
-        let decoder = StreamingDecoder<E>(reader: coders.reader(for: table.layout), classes: table.classes)
+        // Rows are decoded here as they arrive, while the connection's event loop receives the next ones.
+        let reader = coders.reader(for: table.layout)
+        var entities: [E] = []
+        var decodingFailure: (any Error)?
         do {
-            try connection.stream(sql, arguments) { row in try decoder.decode(row) }
+            try connection.stream(sql, arguments) { row in
+                do {
+                    try row.read(as: table.classes, into: &reader.values)
+                    entities.append(try reader.decode(E.self))
+                } catch {
+                    decodingFailure = error
+                    throw error
+                }
+            }
         } catch {
             // A value that doesn't decode fails this call only; a statement the server refused fails the transaction.
-            if let decodingError = decoder.failure { throw decodingError }
+            if decodingFailure != nil { throw error }
             if let error = error as? PersistenceError, failure == nil { failure = error }
             throw error
         }
-        return decoder.entities
+        return entities
     }
 
     public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
@@ -367,32 +377,6 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
                 failure = nil
             }
             if let mark { recorder?.rollBack(to: mark) }
-            throw error
-        }
-    }
-}
-
-/// Decodes the rows of one query into entities as they arrive, on the connection's event loop. The thread that ran
-/// the query reads ``entities`` only after the query has completed (the wait orders the accesses), so no lock is
-/// needed.
-private final class StreamingDecoder<E: Entity>: @unchecked Sendable {
-    let reader: RecordReader
-    let classes: [StorageClass]
-    private(set) var entities: [E] = []
-    /// The error a row failed to decode with: it stopped the query.
-    private(set) var failure: (any Error)?
-
-    init(reader: RecordReader, classes: [StorageClass]) {
-        self.reader = reader
-        self.classes = classes
-    }
-
-    func decode(_ row: PostgresRow) throws {
-        do {
-            try row.read(as: classes, into: &reader.values)
-            entities.append(try reader.decode(E.self))
-        } catch {
-            failure = error
             throw error
         }
     }

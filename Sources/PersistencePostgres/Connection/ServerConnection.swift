@@ -87,16 +87,50 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
-    /// Runs one statement with values bound to `$1…`, handing each row to `onRow` as it arrives — on the
-    /// connection's event loop, so decoding overlaps with receiving — and returns when the last row has been handed.
-    /// `onRow` must not block or call the database.
-    func stream(_ sql: String, _ values: [Value], onRow: @escaping @Sendable (PostgresRow) throws -> Void) throws {
+    /// Runs one statement with values bound to `$1…`, handing each row to `onRow` on the calling thread as the rows
+    /// arrive: the connection's event loop only receives and queues them, so decoding here overlaps with receiving
+    /// there. An error `onRow` throws stops the query (its remaining rows are dropped unread) and is rethrown once the
+    /// server has answered, so the connection is ready for the next statement.
+    func stream(_ sql: String, _ values: [Value], onRow: (PostgresRow) throws -> Void) throws {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values { bindings.append(value, textAsBytes: true) }
-        do {
-            _ = try awaitAnswer(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger, onRow))
-        } catch {
-            throw translate(statementError: error)
+        let queue = RowQueue()
+        connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) { row in
+            try queue.push(row)
+        }.whenComplete { outcome in queue.finish(outcome.map { _ in () }) }
+        var batch: [PostgresRow] = []
+        var failure: (any Error)?
+        var closedWhileWaiting = false
+        while true {
+            switch queue.take(into: &batch, waiting: 0.2) {
+            case .rows:
+                for row in batch where failure == nil {
+                    do {
+                        try onRow(row)
+                    } catch {
+                        failure = error
+                        queue.stop()
+                    }
+                }
+                batch.removeAll(keepingCapacity: true)
+            case .waiting:
+                // As awaitAnswer: a query sent as the server ends the connection may never be answered.
+                if connection.isClosed {
+                    if closedWhileWaiting {
+                        throw PersistenceError(
+                            .connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+                    }
+                    closedWhileWaiting = true
+                }
+            case .finished(let outcome):
+                if let failure { throw failure }
+                do {
+                    try outcome.get()
+                } catch {
+                    throw translate(statementError: error)
+                }
+                return
+            }
         }
     }
 
@@ -301,5 +335,68 @@ extension Duration {
         guard !overflow else { return .max }
         return seconds.addingReportingOverflow(components.attoseconds / 1_000_000_000).overflow
             ? .max : seconds + components.attoseconds / 1_000_000_000
+    }
+}
+
+/// The rows of one streamed query, handed from the event loop that receives them to the thread that decodes them.
+///
+/// `@unchecked Sendable`: every stored property is read and written under `condition`'s lock.
+private final class RowQueue: @unchecked Sendable {
+    enum Taken {
+        /// Rows were moved into the batch.
+        case rows
+        /// None arrived within the wait, and the query goes on.
+        case waiting
+        /// The query has ended and every row has been taken.
+        case finished(Result<Void, any Error>)
+    }
+
+    /// Ends the query when the reader has stopped.
+    private struct Stopped: Error {}
+
+    private let condition = NSCondition()
+    private var rows: [PostgresRow] = []
+    private var outcome: Result<Void, any Error>?
+    private var stopped = false
+
+    /// Queues a row (event loop); throws, ending the query, once the reader has stopped.
+    func push(_ row: PostgresRow) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else { throw Stopped() }
+        rows.append(row)
+        // The reader only waits on an empty queue.
+        if rows.count == 1 { condition.signal() }
+    }
+
+    /// Records how the query ended (event loop).
+    func finish(_ outcome: Result<Void, any Error>) {
+        condition.lock()
+        defer { condition.unlock() }
+        self.outcome = outcome
+        condition.signal()
+    }
+
+    /// Drops queued rows and refuses the rest (reader).
+    func stop() {
+        condition.lock()
+        defer { condition.unlock() }
+        stopped = true
+        rows.removeAll()
+    }
+
+    /// Swaps the queued rows into `batch` (which must be empty), waiting up to `seconds` for one (reader).
+    func take(into batch: inout [PostgresRow], waiting seconds: TimeInterval) -> Taken {
+        condition.lock()
+        defer { condition.unlock() }
+        if rows.isEmpty && outcome == nil {
+            _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+        }
+        if !rows.isEmpty {
+            swap(&rows, &batch)
+            return .rows
+        }
+        guard let outcome else { return .waiting }
+        return .finished(outcome)
     }
 }

@@ -65,6 +65,11 @@ final class ServerConnection: @unchecked Sendable {
         return opened
     }
 
+    /// The error for a connection the server or the network ended.
+    private var dropped: PersistenceError {
+        PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+    }
+
     /// Whether the connection is closed (by `close()`, the server, or the network).
     var isClosed: Bool { connection.isClosed }
 
@@ -117,8 +122,7 @@ final class ServerConnection: @unchecked Sendable {
                 // As awaitAnswer: a query sent as the server ends the connection may never be answered.
                 if connection.isClosed {
                     if closedWhileWaiting {
-                        throw PersistenceError(
-                            .connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+                        throw dropped
                     }
                     closedWhileWaiting = true
                 }
@@ -146,11 +150,11 @@ final class ServerConnection: @unchecked Sendable {
         }
         while answered.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
             if connection.isClosed, answered.wait(timeout: .now() + .milliseconds(200)) == .timedOut {
-                throw PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+                throw dropped
             }
         }
         guard let outcome = result.withLock({ $0 }) else {
-            throw PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
+            throw dropped
         }
         return try outcome.get()
     }
@@ -229,7 +233,6 @@ final class ServerConnection: @unchecked Sendable {
     /// names constraints and objects); its detail, which can quote stored values, never is.
     func translate(statementError error: any Error) -> PersistenceError {
         if let error = error as? PersistenceError { return error }
-        let dropped = PersistenceError(.connectionLost, "the connection to the PostgreSQL server at \(place) dropped")
         // The statement API reports `PSQLError`; prepared statements (postgres-nio's older API) `PostgresError`.
         let state: String
         let message: String?
@@ -293,7 +296,7 @@ final class ServerConnection: @unchecked Sendable {
         default:
             if state.hasPrefix("08") || state.hasPrefix("57P") {
                 code = .connectionLost
-                text = "the connection to the PostgreSQL server at \(place) dropped"
+                text = dropped.message
             } else if state.hasPrefix("42") {
                 code = .invalidStatement
                 text = "the server refused the statement"

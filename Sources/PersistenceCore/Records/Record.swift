@@ -36,13 +36,13 @@ public struct Record: Sendable, Hashable {
     /// - Throws: ``PersistenceError`` — ``PersistenceError/Code/invalidValue`` for unstorable values.
     public init<E: Entity>(encoding entity: E) throws {
         let layout = try SchemaCache.layout(for: E.self)
-        try self.init(layout: layout, values: RecordEncoder.encode(entity, layout: layout))
+        try self.init(layout: layout, values: RecordWriter(layout: layout).encode(entity))
     }
 
     /// Decodes an entity from this record.
     /// - Throws: ``PersistenceError`` — ``PersistenceError/Code/typeMismatch`` when a value does not fit.
     public func decode<E: Entity>(as type: E.Type = E.self) throws -> E {
-        try RecordDecoder.decode(E.self, layout: layout, values: values)
+        try RecordReader(layout: layout).decode(E.self, from: values)
     }
 
     /// The value of an attribute, or `nil` when the entity has no such attribute.

@@ -131,11 +131,25 @@ package final class RecordReader {
 
     package init(layout: RecordLayout) { self.layout = layout }
 
-    /// Decodes one record from `values`.
+    /// Decodes one record from `values` through `Decodable`.
     @inline(__always)
     package func decode<E: Decodable>(_ type: E.Type) throws -> E {
+        try decodeWithCodable(type)
+    }
+
+    /// Decodes one record from `values` through `Decodable`, even for an ``Entity`` (its default `init(record:)`).
+    @inline(__always)
+    package func decodeWithCodable<E: Decodable>(_ type: E.Type) throws -> E {
         next = 0
         return try E(from: EntityDecoder(reader: self))
+    }
+
+    /// Decodes one record from `values` through the entity's ``Entity/init(record:)`` — its own, or the default
+    /// that goes through `Decodable`.
+    @inline(__always)
+    package func decode<E: Entity>(_ type: E.Type) throws -> E {
+        next = 0
+        return try E(record: AttributeReader(self))
     }
 
     /// Decodes one record from `values`.
@@ -145,9 +159,20 @@ package final class RecordReader {
         return try decode(type)
     }
 
+    /// Decodes one entity from `values`.
+    @inline(__always)
+    package func decode<E: Entity>(_ type: E.Type, from values: [Value]) throws -> E {
+        self.values = values
+        return try decode(type)
+    }
+
     /// The value a key names, in the record being decoded.
     @inline(__always)
     fileprivate func value(_ name: String) throws -> Value { try values[position(name)] }
+
+    /// The value of an attribute, in the record being decoded (for ``AttributeReader``).
+    @inline(__always)
+    package func attribute(_ name: String) throws -> Value { try values[position(name)] }
 
     // Typed reads for the keyed decoder, here rather than in its methods: these aren't generic over its key type,
     // so they compile to specialized code.
@@ -167,7 +192,7 @@ package final class RecordReader {
 
     /// The position of a key's attribute, trying the one after the last first.
     @inline(__always)
-    private func position(_ name: String) throws -> Int {
+    package func position(_ name: String) throws -> Int {
         // decodeIfPresent asks decodeNil then decode for the same key: look behind before hashing.
         let guess = next > 0 && layout.names[next - 1] == name ? next - 1 : next
         guard let position = layout.position(of: name, expected: guess) else {

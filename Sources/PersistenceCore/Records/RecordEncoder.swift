@@ -68,6 +68,22 @@ package final class RecordWriter {
         if let failure = storage.failure { throw failure }
         return storage.values
     }
+
+    /// The values of `entity` through its ``Entity/encode(to:)-(AttributeWriter)`` — its own, or the default that
+    /// goes through `Encodable`.
+    package func encode<E: Entity>(_ entity: E) throws -> [Value] {
+        storage.reset()
+        try entity.encode(to: AttributeWriter(storage))
+        if let failure = storage.failure { throw failure }
+        return storage.values
+    }
+}
+
+extension AttributeWriter {
+    /// `Encodable`'s path into this writer's record, for ``Entity``'s default `encode(to:)`.
+    func encodeWithCodable<E: Encodable>(_ entity: E) throws {
+        try entity.encode(to: EntityEncoder(storage: storage))
+    }
 }
 
 final class EncodingStorage {
@@ -95,6 +111,28 @@ final class EncodingStorage {
             throw PersistenceError(
                 .invalidSchema,
                 "entity '\(layout.entity.name)' encodes attribute '\(name)' that its init(from:) does not decode")
+        }
+        values[position] = value
+        next = position + 1
+    }
+
+    /// Stores a value written by an entity's own ``Entity/encode(to:)-(AttributeWriter)``: the name must be an
+    /// attribute, and the value of its storage class (or `nil`), a real not NaN.
+    @inline(__always)
+    func storeChecked(_ value: Value, for name: String) throws {
+        guard let position = layout.position(of: name, expected: next) else {
+            throw PersistenceError(.invalidSchema, "entity '\(layout.entity.name)' has no attribute '\(name)'")
+        }
+        if !value.isNull {
+            if case .real(let real) = value, real.isNaN {
+                throw PersistenceError(.invalidValue, "attribute '\(name)' is NaN, which can't be stored or compared")
+            }
+            guard layout.entity.attributes[position].accepts(value) else {
+                throw PersistenceError(
+                    .invalidValue,
+                    "attribute '\(name)' of entity '\(layout.entity.name)' is \(layout.types[position].rawValue), "
+                        + "not \(value.storageClassName)")
+            }
         }
         values[position] = value
         next = position + 1

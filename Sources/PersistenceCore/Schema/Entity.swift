@@ -85,9 +85,29 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// }
     /// ```
     static var stampAttribute: String { get }
+
+    /// Creates the entity from a stored record. Defaults to `Decodable`'s `init(from:)`.
+    ///
+    /// Write your own — or have it written — to skip `Decodable`'s keyed containers, which cost more than the rest
+    /// of reading a row (see ``AttributeReader``); the schema still comes from `Codable`.
+    init(record: AttributeReader) throws
+    /// Writes the entity's attributes into a record to store. Defaults to `Encodable`'s `encode(to:)`.
+    ///
+    /// Write your own with ``init(record:)`` (see ``AttributeWriter``); the two must agree with each other and with
+    /// the type's `Codable` conformance, which the conformance suite's round trips check.
+    func encode(to record: AttributeWriter) throws
 }
 
 extension Entity {
+    /// Decodes through `Decodable`'s `init(from:)`.
+    public init(record: AttributeReader) throws {
+        self = try record.reader.decodeWithCodable(Self.self)
+    }
+    /// Encodes through `Encodable`'s `encode(to:)`.
+    public func encode(to record: AttributeWriter) throws {
+        try record.encodeWithCodable(self)
+    }
+
     /// The type's name, such as `"User"`.
     public static var entityName: String { String(describing: Self.self) }
     /// `"id"`.

@@ -1,0 +1,180 @@
+public import Foundation
+
+/// The attributes of one stored record, for an entity's own ``Entity/init(record:)``: reads by name, in declaration
+/// order, straight from the record's values — none of `Decodable`'s containers, no per-record allocation.
+///
+/// ```swift
+/// struct Person: Entity {
+///     var id: Int64
+///     var name: String
+///     var email: String?
+///     var kind: Kind            // a String enum
+///
+///     init(record: AttributeReader) throws {
+///         id = try record.decode("id")
+///         name = try record.decode("name")
+///         email = try record.decode("email")
+///         kind = try record.decode("kind")
+///     }
+///     func encode(to record: AttributeWriter) throws {
+///         try record.encode(id, for: "id")
+///         try record.encode(name, for: "name")
+///         try record.encode(email, for: "email")
+///         try record.encode(kind, for: "kind")
+///     }
+/// }
+/// ```
+///
+/// The schema still comes from the type's `Codable` conformance, and the stored form of each value is the one
+/// `Codable` entities get, so the two paths read each other's records. Reading attributes in declaration order finds
+/// each one without hashing its name. A name the schema doesn't have, or a value that doesn't fit the Swift type, is
+/// ``PersistenceError/Code/typeMismatch`` naming the entity and attribute (never the value).
+public struct AttributeReader {
+    package let reader: RecordReader
+
+    package init(_ reader: RecordReader) { self.reader = reader }
+
+    /// The record's shape.
+    public var layout: RecordLayout { reader.layout }
+
+    /// The stored value of an attribute.
+    @inline(__always)
+    public func value(of name: String) throws -> Value { try reader.attribute(name) }
+
+    /// A non-optional attribute; a stored `nil` is a type mismatch.
+    @inline(__always)
+    public func decode<T: StoredAttribute>(_ name: String, as type: T.Type = T.self) throws -> T {
+        let value = try reader.attribute(name)
+        guard let typed = T(storedValue: value) else { throw mismatch(name, value, T.self) }
+        return typed
+    }
+
+    /// An optional attribute: `nil` for a stored `nil`.
+    @inline(__always)
+    public func decode<T: StoredAttribute>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
+        let value = try reader.attribute(name)
+        if value.isNull { return nil }
+        guard let typed = T(storedValue: value) else { throw mismatch(name, value, T.self) }
+        return typed
+    }
+
+    /// A raw-value enum (`String` or integer raw values).
+    @inline(__always)
+    public func decode<T: RawRepresentable>(_ name: String, as type: T.Type = T.self) throws -> T
+    where T.RawValue: StoredAttribute {
+        let value = try reader.attribute(name)
+        guard let raw = T.RawValue(storedValue: value), let typed = T(rawValue: raw) else {
+            throw mismatch(name, value, T.self)
+        }
+        return typed
+    }
+
+    /// An optional raw-value enum.
+    @inline(__always)
+    public func decode<T: RawRepresentable>(_ name: String, as type: T?.Type = T?.self) throws -> T?
+    where T.RawValue: StoredAttribute {
+        let value = try reader.attribute(name)
+        if value.isNull { return nil }
+        guard let raw = T.RawValue(storedValue: value), let typed = T(rawValue: raw) else {
+            throw mismatch(name, value, T.self)
+        }
+        return typed
+    }
+
+    /// A `UInt64` attribute (stored as a non-negative 64-bit integer).
+    public func decode(_ name: String, as type: UInt64.Type = UInt64.self) throws -> UInt64 {
+        let value = try reader.attribute(name)
+        guard case .integer(let integer) = value, let typed = UInt64(exactly: integer) else {
+            throw mismatch(name, value, UInt64.self)
+        }
+        return typed
+    }
+
+    /// A `UInt` attribute (stored as a non-negative 64-bit integer).
+    public func decode(_ name: String, as type: UInt.Type = UInt.self) throws -> UInt {
+        let value = try reader.attribute(name)
+        guard case .integer(let integer) = value, let typed = UInt(exactly: integer) else {
+            throw mismatch(name, value, UInt.self)
+        }
+        return typed
+    }
+
+    /// Any other `Decodable` attribute (a nested struct, an array, a dictionary), stored as JSON.
+    public func decodeJSON<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
+        let position = try reader.position(name)
+        return try RecordDecoder.value(
+            T.self, from: reader.values[position], as: .codable, name: name, layout: reader.layout)
+    }
+
+    /// An optional `Decodable` attribute stored as JSON: `nil` for a stored `nil`.
+    public func decodeJSON<T: Decodable>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
+        let position = try reader.position(name)
+        let value = reader.values[position]
+        if value.isNull { return nil }
+        return try RecordDecoder.value(T.self, from: value, as: .codable, name: name, layout: reader.layout)
+    }
+
+    private func mismatch(_ name: String, _ value: Value, _ type: Any.Type) -> PersistenceError {
+        RecordDecoder.mismatch(reader.layout, name, value, type)
+    }
+}
+
+/// The attributes of one record to store, for an entity's own ``Entity/encode(to:)-(AttributeWriter)``: written by
+/// name, in declaration order, straight into the record's values. Attributes not written are stored as `nil`.
+///
+/// A name the schema doesn't have is ``PersistenceError/Code/invalidSchema``; a value the attribute's type can't
+/// hold (text for an integer attribute, NaN, an unsigned integer above `Int64.max`) is
+/// ``PersistenceError/Code/invalidValue``.
+public struct AttributeWriter {
+    let storage: EncodingStorage
+
+    init(_ storage: EncodingStorage) { self.storage = storage }
+
+    /// The record's shape.
+    public var layout: RecordLayout { storage.layout }
+
+    /// Writes an attribute.
+    @inline(__always)
+    public func encode<T: StoredAttribute>(_ value: T, for name: String) throws {
+        try storage.storeChecked(value.storedValue, for: name)
+    }
+
+    /// Writes an optional attribute: `nil` stores `nil`.
+    @inline(__always)
+    public func encode<T: StoredAttribute>(_ value: T?, for name: String) throws {
+        try storage.storeChecked(value?.storedValue ?? .null, for: name)
+    }
+
+    /// Writes a raw-value enum as its raw value.
+    @inline(__always)
+    public func encode<T: RawRepresentable>(_ value: T, for name: String) throws where T.RawValue: StoredAttribute {
+        try storage.storeChecked(value.rawValue.storedValue, for: name)
+    }
+
+    /// Writes an optional raw-value enum.
+    @inline(__always)
+    public func encode<T: RawRepresentable>(_ value: T?, for name: String) throws where T.RawValue: StoredAttribute {
+        try storage.storeChecked(value?.rawValue.storedValue ?? .null, for: name)
+    }
+
+    /// Writes a `UInt64`; above `Int64.max` is ``PersistenceError/Code/invalidValue``.
+    public func encode(_ value: UInt64, for name: String) throws {
+        try storage.storeChecked(RecordEncoder.checked(value, attribute: name), for: name)
+    }
+
+    /// Writes a `UInt`; above `Int64.max` is ``PersistenceError/Code/invalidValue``.
+    public func encode(_ value: UInt, for name: String) throws {
+        try storage.storeChecked(RecordEncoder.checked(value, attribute: name), for: name)
+    }
+
+    /// Writes any other `Encodable` attribute as JSON (sorted keys), as `Codable` entities store them.
+    public func encodeJSON<T: Encodable>(_ value: T?, for name: String) throws {
+        guard let value else { return try storage.storeChecked(.null, for: name) }
+        try storage.storeChecked(RecordEncoder.value(value, as: .codable, attribute: name), for: name)
+    }
+
+    /// Writes a stored value as it is.
+    public func encode(value: Value, for name: String) throws {
+        try storage.storeChecked(value, for: name)
+    }
+}

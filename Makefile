@@ -3,7 +3,7 @@
 #   make demo             run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)
 #   make demo-postgres    the demo on a throw-away PostgreSQL server (installed when missing), stopped afterwards
 #   make test             deps, lint, build, tests, consumer checks
-#   make deps             install libsqlite3-dev, liblmdb-dev, pkg-config when missing
+#   make deps             install libsqlite3-dev, liblmdb-dev, libsodium-dev, pkg-config when missing
 #   make build            build every target
 #   make lint             swift format lint --strict
 #   make consumer-check   build the packages that depend on one backend product only, and check what they link
@@ -46,7 +46,7 @@ help:
 	@echo "make demo            run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)"
 	@echo "make demo-postgres   the demo on a throw-away PostgreSQL server, stopped afterwards"
 	@echo "make test            deps, lint, build, run the tests, consumer checks (what CI runs)"
-	@echo "make deps            install libsqlite3-dev, liblmdb-dev and pkg-config when missing"
+	@echo "make deps            install libsqlite3-dev, liblmdb-dev, libsodium-dev and pkg-config when missing"
 	@echo "make build           build every target"
 	@echo "make lint            swift format lint --strict"
 	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
@@ -60,31 +60,31 @@ help:
 	@echo "make tsan            the conformance suites (concurrency checks included) under ThreadSanitizer"
 
 deps:
-	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb; then \
-		echo "==> deps: sqlite3 and lmdb found (pkg-config)"; \
+	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb libsodium; then \
+		echo "==> deps: sqlite3, lmdb and libsodium found (pkg-config)"; \
 	else \
 		case "$(UNAME_S)" in \
 		Linux) \
 			if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
 			elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
 			else echo "error: installing system packages needs root or sudo" >&2; exit 1; fi; \
-			echo "==> deps: installing libsqlite3-dev liblmdb-dev pkg-config (apt-get)"; \
+			echo "==> deps: installing libsqlite3-dev liblmdb-dev libsodium-dev pkg-config (apt-get)"; \
 			$$sudo apt-get update -q; \
-			$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libsqlite3-dev liblmdb-dev pkg-config; \
+			$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q libsqlite3-dev liblmdb-dev libsodium-dev pkg-config; \
 			;; \
 		Darwin) \
 			command -v brew >/dev/null 2>&1 || { echo "error: Homebrew is needed: https://brew.sh" >&2; exit 1; }; \
-			echo "==> deps: installing sqlite lmdb pkg-config (Homebrew)"; \
-			brew install sqlite lmdb pkg-config; \
+			echo "==> deps: installing sqlite lmdb libsodium pkg-config (Homebrew)"; \
+			brew install sqlite lmdb libsodium pkg-config; \
 			;; \
 		*) \
-			echo "error: don't know how to install sqlite3 and lmdb on $(UNAME_S); install them with pkg-config files" >&2; \
+			echo "error: don't know how to install sqlite3, lmdb and libsodium on $(UNAME_S); install them with pkg-config files" >&2; \
 			exit 1; \
 			;; \
 		esac; \
-		pkg-config --exists sqlite3 lmdb \
-			|| { echo "error: pkg-config still can't find sqlite3 and lmdb" >&2; exit 1; }; \
-		echo "==> deps: sqlite3 and lmdb installed"; \
+		pkg-config --exists sqlite3 lmdb libsodium \
+			|| { echo "error: pkg-config still can't find sqlite3, lmdb and libsodium" >&2; exit 1; }; \
+		echo "==> deps: sqlite3, lmdb and libsodium installed"; \
 	fi
 
 build: deps
@@ -133,12 +133,13 @@ consumer-check: consumer-check-sqlite consumer-check-lmdb consumer-check-postgre
 # One recipe for both consumers: build the package's product, run it (it prints OK or exits non-zero), then fail
 # if its binary links a library matching FORBIDDEN, or holds SwiftNIO or postgres-nio code (only PersistencePostgres
 # may bring them; they link statically, so `nm` looks for their symbols). swift-crypto builds BoringSSL into the
-# binary statically, so the LMDB consumer shows no crypto library either; what it must not show is SQLite.
+# binary statically, so the LMDB consumer shows no crypto library either (it links libsodium, the encrypted store's
+# AEADs and Argon2id); what it must not show is SQLite.
 consumer-check-sqlite: CONSUMER_DIR := Tests/Consumers/SQLiteOnly
 consumer-check-sqlite: CONSUMER_PRODUCT := SQLiteOnlyConsumer
 consumer-check-sqlite: BACKEND_PRODUCT := PersistenceSQLite
-consumer-check-sqlite: FORBIDDEN := lmdb|crypto
-consumer-check-sqlite: FORBIDDEN_NAMES := LMDB or crypto
+consumer-check-sqlite: FORBIDDEN := lmdb|crypto|sodium
+consumer-check-sqlite: FORBIDDEN_NAMES := LMDB or crypto (swift-crypto, libsodium)
 consumer-check-sqlite: FORBIDDEN_SYMBOLS := NIOCore|PostgresNIO
 consumer-check-sqlite: FORBIDDEN_SYMBOL_NAMES := SwiftNIO or postgres-nio
 consumer-check-lmdb: CONSUMER_DIR := Tests/Consumers/LMDBOnly
@@ -153,8 +154,8 @@ consumer-check-lmdb: FORBIDDEN_SYMBOL_NAMES := SwiftNIO or postgres-nio
 consumer-check-postgres: CONSUMER_DIR := Tests/Consumers/PostgresOnly
 consumer-check-postgres: CONSUMER_PRODUCT := PostgresOnlyConsumer
 consumer-check-postgres: BACKEND_PRODUCT := PersistencePostgres
-consumer-check-postgres: FORBIDDEN := lmdb|sqlite
-consumer-check-postgres: FORBIDDEN_NAMES := LMDB or SQLite
+consumer-check-postgres: FORBIDDEN := lmdb|sqlite|sodium
+consumer-check-postgres: FORBIDDEN_NAMES := LMDB, SQLite or libsodium
 consumer-check-postgres: FORBIDDEN_SYMBOLS := mdb_|sqlite3_|PersistenceLMDB|PersistenceSQLite
 consumer-check-postgres: FORBIDDEN_SYMBOL_NAMES := LMDB or SQLite
 consumer-check-postgres: RUN_WITH := scripts/with-postgres.sh

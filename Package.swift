@@ -21,7 +21,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        // 3.x and 4.x share the API used here (Crypto, _CryptoExtras' KDF.Scrypt).
+        // 3.x and 4.x share the API used here (Crypto, _CryptoExtras' KDF.Scrypt): the LMDB store's scrypt and key
+        // wrapping, and its portable AES-GCM on CPUs where libsodium has none.
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         // The ecosystem's logging and metrics APIs (no backends, no system libraries): opt-in on every builder.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -42,6 +43,12 @@ let package = Package(
             name: "CLMDB",
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        // The encrypted LMDB store's AEADs, Argon2id and keyed hashes, with guarded key memory.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
         ),
 
         .target(
@@ -65,6 +72,7 @@ let package = Package(
             dependencies: [
                 "PersistenceCore",
                 "CLMDB",
+                "CSodium",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -151,6 +159,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
+            // Stores written by earlier versions; the tests read them from the source tree.
+            exclude: ["Fixtures"],
             swiftSettings: swiftSettings
         ),
         // Depends on the worker so that SwiftPM builds its binary first; the tests run it as a child process.

@@ -14,12 +14,13 @@ public import Logging
 ///
 /// The store is one file, `<directory>/<databaseName>.lmdb`, with `<databaseName>.lmdb-lock` beside it.
 ///
-/// **What encryption protects.** With a passphrase, every record is sealed with AES-GCM-256 under the store's random
-/// data key, stored only wrapped under a key derived from the passphrase (scrypt, ``KeyDerivation/owasp`` by
-/// default, with a random salt; see ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)``); the
-/// authenticated data binds the entity and the record's key, so a value altered or moved to another key fails
-/// with `authenticationFailed` instead of reading as other data. Indexed values are stored only as keyed
-/// HMAC-SHA256 digests. **Not protected**: primary keys (they are LMDB keys, in plaintext), entity and attribute
+/// **What encryption protects.** With a passphrase, every record is sealed with AES-256-GCM (XChaCha20-Poly1305 on a
+/// CPU without AES instructions; the store records which) under the store's random data key, stored only wrapped
+/// under a key derived from the passphrase (Argon2id, ``KeyDerivation/rfc9106`` by default, with a random salt; see
+/// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)``); the authenticated data binds the entity and the
+/// record's key, so a value altered or moved to another key fails with `authenticationFailed` instead of reading as
+/// other data. Indexed values are stored only as keyed BLAKE2b digests (HMAC-SHA256 in stores made before format 3).
+/// The keys live in libsodium's guarded memory, wiped when the database closes. **Not protected**: primary keys (they are LMDB keys, in plaintext), entity and attribute
 /// names (the schema), how many records there are and their sizes, and which records are read or written when.
 /// Passphrases are compared after Unicode NFC normalization, so composed and decomposed forms are the same
 /// passphrase.
@@ -64,9 +65,10 @@ public struct LMDBBuilder: DatabaseBuilder {
     }()
     /// How many read transactions may be open at once across the processes using the store.
     public var maximumReaders = 126
-    /// The scrypt parameters for a new encrypted store (an existing store keeps the ones it was created with, until
+    /// The key derivation for a new encrypted store, Argon2id at RFC 9106's t = 3, 64 MiB by default (an existing
+    /// store keeps the one it was created with, until
     /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)`` is given others).
-    public var keyDerivation = KeyDerivation.owasp
+    public var keyDerivation = KeyDerivation.rfc9106
     /// Brings a store written with an older ``schemaVersion`` up to the model, at ``create()``: called once with the
     /// store's version, inside the transaction that opens the store (see ``Migration``). Without a block, what the
     /// schema difference can do alone is done (added and removed entities and attributes, declared defaults,
@@ -86,6 +88,12 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// Creates a new encrypted store in format 1 (keys derived straight from the passphrase), as Persistence did
     /// before format 2: only for tests of reading and upgrading such stores.
     var createsDerivedKeyFormat = false
+    /// The cipher of a new encrypted store; `nil` (the default) picks AES-256-GCM where the CPU has AES instructions
+    /// and XChaCha20-Poly1305 elsewhere. Set by tests to force the fallback.
+    var valueCipher: ValueCipher?
+    /// Seals and opens AES-256-GCM values with swift-crypto's portable code even where libsodium has hardware AES, as
+    /// on a CPU without AES instructions: for tests of that path.
+    var usesPortableAES = false
 
     /// Creates a builder for an encrypted store.
     /// - Parameters:

@@ -1,5 +1,4 @@
 internal import CLMDB
-import Crypto
 import Foundation
 public import PersistenceCore
 

@@ -11,10 +11,11 @@ extension LMDBDatabase {
     /// ```
     ///
     /// The store's data keys are wrapped under a key derived from the passphrase, so a change rewrites that one
-    /// record and no value: it takes two key derivations (about 0.3 s each with ``KeyDerivation/owasp``, done
+    /// record and no value: it takes two key derivations (about 0.12 s each with ``KeyDerivation/rfc9106``, done
     /// before the write lock is taken) and one small write, whatever the size of the store. The write is atomic: a
-    /// crash at any point leaves exactly one of the two passphrases working, never neither. A store created before
-    /// key wrapping (format 1) is upgraded in the same transaction, keeping its keys, so nothing else is rewritten.
+    /// crash at any point leaves exactly one of the two passphrases working, never neither. A store of an older
+    /// format (1: keys derived from the passphrase; 2: scrypt only) is upgraded to format 3 in the same transaction,
+    /// keeping its keys, cipher and index hash, so nothing else is rewritten.
     ///
     /// **The current passphrase is required**, as with any credential change: it is checked against the store on
     /// disk (`wrongPassphrase` when it does not open it, nothing written), so an open handle alone, left unattended
@@ -33,7 +34,7 @@ extension LMDBDatabase {
     /// - Parameters:
     ///   - currentPassphrase: The passphrase that opens the store now; compared after Unicode NFC normalization.
     ///   - newPassphrase: Any non-empty Unicode text; normalized to NFC like every passphrase.
-    ///   - keyDerivation: The scrypt parameters for the new passphrase; `nil` keeps the store's current ones.
+    ///   - keyDerivation: The key derivation for the new passphrase; `nil` keeps the store's current one.
     /// - Throws: `PersistenceError` — `invalidConfiguration` (the store is not encrypted, a passphrase is empty,
     ///   `keyDerivation` is out of range), `wrongPassphrase` (`currentPassphrase` does not open the store), `corrupt`
     ///   (a damaged key record), `busy` (the passphrase kept changing in other processes meanwhile), or an LMDB
@@ -50,13 +51,13 @@ extension LMDBDatabase {
     /// - Parameters:
     ///   - currentPassphrase: The passphrase that opens the store now.
     ///   - newPassphrase: Any non-empty Unicode text.
-    ///   - keyDerivation: The scrypt parameters for the new passphrase; `nil` keeps the store's current ones.
+    ///   - keyDerivation: The key derivation for the new passphrase; `nil` keeps the store's current one.
     /// - Throws: As ``changePassphrase(from:to:keyDerivation:)``, and `CancellationError` when the task is cancelled
     ///   before the change starts.
     public func changePassphrase(
         from currentPassphrase: String, to newPassphrase: String, keyDerivation: KeyDerivation? = nil
     ) async throws {
-        // The reads queue, not the serial writes queue: most of the time goes to scrypt, before the write lock is
+        // The reads queue, not the serial writes queue: most of the time goes to the key derivations, before the write lock is
         // taken, and must not hold up the async writes queued behind it.
         try await runner.read {
             try self.changePassphrase(from: currentPassphrase, to: newPassphrase, keyDerivation: keyDerivation)
@@ -79,7 +80,7 @@ extension LMDBDatabase {
         // other than the one checked, and the check starts again against the new one.
         for _ in 0..<3 {
             let current = try currentKeyRecord()
-            // Both scrypt derivations happen here, before the write lock: writers wait only for the write itself.
+            // Both key derivations happen here, before the write lock: writers wait only for the write itself.
             let keys = try current.unlock(passphrase: currentPassphrase)
             let replacement = try WrappedKeyRecord.wrapping(
                 keys, passphrase: newPassphrase, parameters: keyDerivation ?? current.parameters)

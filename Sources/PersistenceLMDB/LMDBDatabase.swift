@@ -23,7 +23,13 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     /// This database's hold on its store file, ended by `close()`.
     private let registration: StoreFiles.StoreRegistration
     let stores: EntityStores
-    let sealer: ValueSealer
+    /// The store's keys while the database is open: `close()` lets go of them, so their memory is wiped then — or
+    /// when the last transaction under way ends, since each holds them too.
+    private let openSealer: Mutex<ValueSealer?>
+    /// Whether values are sealed with a key derived from a passphrase.
+    public let isEncrypted: Bool
+    /// What tests observe of the key memory (`nil` for an unencrypted store).
+    package let keyMemoryProbe: KeyMemoryProbe?
     let metaDBI: MDB_dbi
     let aliasDBI: MDB_dbi
     let instrumentation: Instrumentation
@@ -38,7 +44,9 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
         self.storeEnvironment = environment
         self.registration = registration
         self.stores = stores
-        self.sealer = sealer
+        self.openSealer = Mutex(sealer)
+        self.isEncrypted = sealer.isEncrypted
+        self.keyMemoryProbe = sealer.keys?.memoryProbe
         self.metaDBI = metaDBI
         self.aliasDBI = aliasDBI
     }
@@ -73,6 +81,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
             isClosed.store(false, ordering: .releasing)
             throw error
         }
+        openSealer.withLock { $0 = nil }
         registration.end()
     }
 
@@ -97,8 +106,16 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
         try environment.writer.withLock { try environment.checkForExternalCommits() }
     }
 
-    /// Whether values are sealed with a key derived from a passphrase.
-    public var isEncrypted: Bool { sealer.isEncrypted }
+    /// How values are sealed, while the database is open.
+    /// - Throws: `PersistenceError/Code/closed` after `close()`.
+    var sealer: ValueSealer {
+        get throws {
+            guard let sealer = openSealer.withLock({ $0 }) else {
+                throw PersistenceError(.closed, "the database was closed")
+            }
+            return sealer
+        }
+    }
 
     /// The current size of the memory map in bytes (it grows as needed).
     public var mapSize: Int { (try? environment.mapSize) ?? 0 }
@@ -108,7 +125,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
         try instrumentation.transaction(writable: false) {
             try environment.read { transaction in
                 let context = LMDBContext(
-                    transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
+                    transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
                     recorder: nil, instrumentation: instrumentation)
                 defer { context.expire() }
                 return try body(context)
@@ -123,7 +140,8 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
             let result = try instrumentation.transaction(writable: true) {
                 try environment.write(instrumentation: instrumentation) { transaction in
                     let context = LMDBContext(
-                        transaction: transaction, stores: stores, sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
+                        transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI,
+                        aliasDBI: aliasDBI,
                         recorder: recorder, instrumentation: instrumentation)
                     defer { context.expire() }
                     let result = try body(context)

@@ -129,7 +129,9 @@ struct StoreOpening {
         let (keys, record) =
             try builder.createsDerivedKeyFormat
             ? StoreKeyRecord.newDerived(passphrase: passphrase, parameters: builder.keyDerivation)
-            : StoreKeyRecord.new(passphrase: passphrase, parameters: builder.keyDerivation)
+            : StoreKeyRecord.new(
+                passphrase: passphrase, parameters: builder.keyDerivation, cipher: builder.valueCipher,
+                portableAES: builder.usesPortableAES)
         return (keys, record)
     }
 
@@ -145,7 +147,7 @@ struct StoreOpening {
             throw PersistenceError(.wrongPassphrase, "the store is encrypted and no passphrase was given")
         case (let record?, let passphrase?):
             do {
-                return (try record.unlock(passphrase: passphrase), record)
+                return (try record.unlock(passphrase: passphrase, portableAES: builder.usesPortableAES), record)
             } catch let error as PersistenceError where error.code == .wrongPassphrase {
                 builder.instrumentation.authenticationFailed(passphrase: true)
                 throw error

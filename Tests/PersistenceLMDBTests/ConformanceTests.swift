@@ -3,8 +3,8 @@ import PersistenceLMDB
 import PersistenceTesting
 import Testing
 
-/// Cheap key derivation for tests: the suite opens hundreds of stores. Real stores use `.owasp`.
-let testKeyDerivation = KeyDerivation.scrypt(logN: 10, blockSize: 8, parallelism: 1)
+/// Cheap key derivation for tests: the suite opens hundreds of stores. Real stores use `.rfc9106` (t = 3, 64 MiB).
+let testKeyDerivation = KeyDerivation.argon2id(iterations: 1, memoryKiB: 64)
 
 /// Opens encrypted LMDB databases for the conformance suite.
 struct EncryptedLMDBConformance: ConformanceBackend {

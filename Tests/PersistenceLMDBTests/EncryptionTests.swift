@@ -8,7 +8,8 @@ import _CryptoExtras
 
 /// The encryption layer: key derivation, sealing, nonces and index hashes.
 @Suite struct EncryptionTests {
-    /// Cheap scrypt parameters so the suite stays fast; stores use ``KeyDerivation/owasp``.
+    /// Cheap scrypt parameters so the suite stays fast (format-1 key derivation, the path tests here exercise);
+    /// new stores use ``KeyDerivation/rfc9106``.
     static let fast = KeyDerivation.scrypt(logN: 10, blockSize: 8, parallelism: 1)
     static let salt = Data((0..<32).map { UInt8($0) })
     static let otherSalt = Data((0..<32).map { UInt8(255 - $0) })
@@ -22,6 +23,31 @@ import _CryptoExtras
         parameters: KeyDerivation = fast
     ) throws -> StoreKeys {
         try StoreKeys.derive(passphrase: passphrase, salt: salt, parameters: parameters)
+    }
+
+    /// Fixed key material (value, index and check key), for sealing tests that don't derive.
+    static let material = Data((0..<StoreKeys.materialByteCount).map { UInt8(($0 * 37 + 11) & 0xff) })
+
+    /// The ways a store seals its values.
+    enum Engine: String, CaseIterable, CustomTestStringConvertible {
+        /// libsodium's AES-256-GCM with a precomputed state (swift-crypto where the CPU has no AES instructions).
+        case sodiumAES
+        /// swift-crypto's AES-256-GCM, what a store written on an AES machine uses where libsodium has no AES.
+        case portableAES
+        /// libsodium's XChaCha20-Poly1305.
+        case xchacha
+
+        var cipher: ValueCipher { self == .xchacha ? .xchacha20poly1305 : .aes256gcm }
+        var testDescription: String { rawValue }
+    }
+
+    static func keys(_ engine: Engine, material: Data = material, indexHashing: IndexHashing = .blake2b) throws
+        -> StoreKeys
+    {
+        try material.withUnsafeBytes {
+            try StoreKeys(
+                material: $0, cipher: engine.cipher, indexHashing: indexHashing, portableAES: engine == .portableAES)
+        }
     }
 
     /// Runs `body` and returns the ``PersistenceError`` it throws, recording an issue if it throws none.
@@ -176,40 +202,159 @@ import _CryptoExtras
         #expect(!dumped.contains("SymmetricKey"))
     }
 
-    @Test func owaspDerivation() throws {
+    @Test func defaultDerivation() throws {
         // Records how long the default parameters take here; speed goals live in Benchmarks/, not in tests.
         let clock = ContinuousClock()
-        var keys: StoreKeys?
+        var key: SymmetricKey?
         let duration = try clock.measure {
-            keys = try StoreKeys.derive(passphrase: "owasp", salt: KeyDerivationRecord.newSalt(), parameters: .owasp)
+            key = try PassphraseKey.derive(
+                passphrase: "rfc9106", salt: KeyDerivationRecord.newSalt(), parameters: .rfc9106)
         }
-        print("KeyDerivation.owasp (N = 2^17, r = 8, p = 1) derived in \(duration)")
-        #expect(keys?.keyCheckValue().count == 32)
+        print("KeyDerivation.rfc9106 (Argon2id t = 3, m = 64 MiB) derived in \(duration)")
+        #expect(key?.bitCount == 256)
+    }
+
+    @Test func argon2idMatchesTheReferenceImplementation() throws {
+        // Expected outputs from the Argon2 reference implementation's command line (Debian's `argon2` package):
+        //   echo -n password | argon2 persistence-salt -id -t 2 -k 64 -p 1 -l 32 -r
+        //   echo -n password | argon2 persistence-salt -id -t 3 -k 256 -p 1 -l 32 -r
+        // Only the salt's first 16 bytes enter Argon2id (libsodium's salt size); the record stores 32.
+        let salt = Data("persistence-salt".utf8) + Data(repeating: 0xee, count: 16)
+        let vectors: [(KeyDerivation, String)] = [
+            (
+                .argon2id(iterations: 2, memoryKiB: 64),
+                "61b00d83c3475cecf6c4e51c2d42c35263bd9df00a2180eef1494f4474a7da5d"
+            ),
+            (
+                .argon2id(iterations: 3, memoryKiB: 256),
+                "172cd92a1ecd68d37ac5740e5025237fb8ce3623a4ea029291216bfc2a4d1ddd"
+            ),
+        ]
+        for (parameters, expected) in vectors {
+            let key = try PassphraseKey.derive(passphrase: "password", salt: salt, parameters: parameters)
+            #expect(key.withUnsafeBytes { Data($0) } == Self.hex(expected), "\(parameters)")
+        }
+    }
+
+    @Test func argon2idInputsAllMatter() throws {
+        let parameters = KeyDerivation.argon2id(iterations: 1, memoryKiB: 64)
+        func derive(_ passphrase: String, _ salt: Data, _ parameters: KeyDerivation) throws -> Data {
+            try PassphraseKey.derive(passphrase: passphrase, salt: salt, parameters: parameters)
+                .withUnsafeBytes { Data($0) }
+        }
+        let reference = try derive("pass", Self.salt, parameters)
+        #expect(try derive("pass", Self.salt, parameters) == reference)
+        #expect(try derive("pasS", Self.salt, parameters) != reference)
+        #expect(try derive("pass", Self.otherSalt, parameters) != reference)
+        #expect(try derive("pass", Self.salt, .argon2id(iterations: 2, memoryKiB: 64)) != reference)
+        #expect(try derive("pass", Self.salt, .argon2id(iterations: 1, memoryKiB: 72)) != reference)
+        #expect(try derive("pass", Self.salt, Self.fast) != reference)
+        // Composed and decomposed forms of one passphrase derive one key, as with scrypt.
+        #expect(try derive("caf\u{E9}", Self.salt, parameters) == derive("cafe\u{301}", Self.salt, parameters))
     }
 
     // MARK: - Sealing
 
-    @Test(arguments: [0, 5, 1_000_000])
-    func sealOpenRoundTrip(count: Int) throws {
-        let keys = try Self.keys()
+    @Test(arguments: Engine.allCases, [0, 5, 1_000_000])
+    func sealOpenRoundTrip(engine: Engine, count: Int) throws {
+        let keys = try Self.keys(engine)
+        #expect(keys.cipher == engine.cipher)
         var generator = SystemRandomNumberGenerator()
         let plaintext = Data((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
         var nonces = NonceSequence(startingAt: 0)
         let sealed = try keys.seal(plaintext, authenticating: Self.aad, nonce: try nonces.next())
-        #expect(sealed.count == 12 + count + 16)
+        #expect(sealed.count == engine.cipher.nonceByteCount + count + 16)
         #expect(try keys.open(sealed, authenticating: Self.aad) == plaintext)
     }
 
-    @Test func sealedOutputStartsWithItsNonce() throws {
-        let keys = try Self.keys()
+    @Test func libsodiumAndPortableAESOpenEachOthersValues() throws {
+        // A store written where libsodium has AES in hardware opens on a machine where it hasn't, and back.
+        let sodium = try Self.keys(.sodiumAES)
+        let portable = try Self.keys(.portableAES)
+        var nonces = NonceSequence(startingAt: 7)
+        for plaintext in [Data(), Self.secret, Data(repeating: 0xa5, count: 4_097)] {
+            let fromSodium = try sodium.seal(plaintext, authenticating: Self.aad, nonce: try nonces.next())
+            let fromPortable = try portable.seal(plaintext, authenticating: Self.aad, nonce: try nonces.next())
+            #expect(try portable.open(fromSodium, authenticating: Self.aad) == plaintext)
+            #expect(try sodium.open(fromPortable, authenticating: Self.aad) == plaintext)
+        }
+    }
+
+    @Test func aesAndXChaChaDoNotOpenEachOthersValues() throws {
+        let aes = try Self.keys(.sodiumAES)
+        let xchacha = try Self.keys(.xchacha)
+        var nonces = NonceSequence(startingAt: 0)
+        let sealedAES = try aes.seal(Self.secret, authenticating: Self.aad, nonce: try nonces.next())
+        let sealedXChaCha = try xchacha.seal(Self.secret, authenticating: Self.aad, nonce: try nonces.next())
+        #expect(
+            Self.persistenceError { _ = try xchacha.open(sealedAES, authenticating: Self.aad) }?.code
+                == .authenticationFailed)
+        #expect(
+            Self.persistenceError { _ = try aes.open(sealedXChaCha, authenticating: Self.aad) }?.code
+                == .authenticationFailed)
+    }
+
+    @Test func knownAnswerAESGCM() throws {
+        // NIST GCM test case 16 (gcmEncryptExtIV256): 256-bit key, 96-bit IV, 60-byte plaintext, 20 bytes of AAD;
+        // checks the precomputed-state path against the standard, not only against itself.
+        let key = Self.hex("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308")
+        let iv = Self.hex("cafebabefacedbaddecaf888")
+        let plaintext = Self.hex(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525"
+                + "b16aedf5aa0de657ba637b39")
+        let aad = Self.hex("feedfacedeadbeeffeedfacedeadbeefabaddad2")
+        let expected = Self.hex(
+            "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa8cb08e48590dbb3da7b08b1056828838"
+                + "c5f61e6393ba7a0abcc9f662" + "76fc6ece0f4e1768cddf8853bb2d551b")
+        // The IV as a Nonce: counter = first 8 bytes big-endian, tail = the next 4 (little-endian in memory).
+        let counter = iv.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let tail = iv.suffix(4).withUnsafeBytes { UInt64($0.loadUnaligned(as: UInt32.self)) }
+        let nonce = Nonce(counter: counter, tail: (tail, 0))
+        #expect(Data(nonce) == iv)
+        for engine in [Engine.sodiumAES, .portableAES] {
+            let keys = try Self.keys(engine, material: key + Data(count: 64))
+            let sealed = try keys.seal(plaintext, authenticating: aad, nonce: nonce)
+            #expect(sealed == iv + expected, "\(engine)")
+            #expect(try keys.open(sealed, authenticating: aad) == plaintext)
+        }
+    }
+
+    static func hex(_ string: String) -> Data {
+        var bytes = Data()
+        var index = string.startIndex
+        while index < string.endIndex {
+            let next = string.index(index, offsetBy: 2)
+            bytes.append(UInt8(string[index..<next], radix: 16) ?? 0)
+            index = next
+        }
+        return bytes
+    }
+
+    @Test func keyMemoryIsWipedWhenTheKeysAreLetGo() throws {
+        for engine in Engine.allCases {
+            var keys: StoreKeys? = try Self.keys(engine)
+            let probe = try #require(keys?.memoryProbe)
+            #expect(!probe.isWiped)
+            _ = keys?.indexHash(Self.secret)
+            keys = nil
+            #expect(probe.isWiped, "\(engine)")
+            #expect(probe.wasZeroWhenFreed, "\(engine)")
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func sealedOutputStartsWithItsNonce(engine: Engine) throws {
+        let keys = try Self.keys(engine)
         var nonces = NonceSequence(startingAt: 0)
         let nonce = try nonces.next()
         let sealed = try keys.seal(Self.secret, authenticating: Self.aad, nonce: nonce)
-        #expect(sealed.prefix(12) == Data(nonce))
+        #expect(sealed.prefix(engine.cipher.nonceByteCount) == Data(nonce, cipher: engine.cipher))
+        #expect(sealed.count == engine.cipher.nonceByteCount + Self.secret.count + 16)
     }
 
-    @Test func everySingleBitFlipFailsAuthentication() throws {
-        let keys = try Self.keys()
+    @Test(arguments: Engine.allCases)
+    func everySingleBitFlipFailsAuthentication(engine: Engine) throws {
+        let keys = try Self.keys(engine)
         var nonces = NonceSequence(startingAt: 0)
         let sealed = try keys.seal(Data("small".utf8), authenticating: Self.aad, nonce: try nonces.next())
         var failures = 0
@@ -224,8 +369,9 @@ import _CryptoExtras
         #expect(failures == sealed.count * 8)
     }
 
-    @Test func wrongAdditionalDataFailsAuthentication() throws {
-        let keys = try Self.keys()
+    @Test(arguments: Engine.allCases)
+    func wrongAdditionalDataFailsAuthentication(engine: Engine) throws {
+        let keys = try Self.keys(engine)
         var nonces = NonceSequence(startingAt: 0)
         let sealed = try keys.seal(Self.secret, authenticating: Self.aad, nonce: try nonces.next())
         for aad in [Data(), Data("users/43".utf8), Self.aad + [0]] {
@@ -234,11 +380,12 @@ import _CryptoExtras
         }
     }
 
-    @Test func truncatedInputFailsAuthentication() throws {
-        let keys = try Self.keys()
+    @Test(arguments: Engine.allCases)
+    func truncatedInputFailsAuthentication(engine: Engine) throws {
+        let keys = try Self.keys(engine)
         var nonces = NonceSequence(startingAt: 0)
         let sealed = try keys.seal(Self.secret, authenticating: Self.aad, nonce: try nonces.next())
-        for count in 0..<28 {
+        for count in 0..<(engine.cipher.nonceByteCount + 16) {
             let error = Self.persistenceError { _ = try keys.open(sealed.prefix(count), authenticating: Self.aad) }
             #expect(error?.code == .authenticationFailed, "\(count) bytes")
         }
@@ -247,9 +394,10 @@ import _CryptoExtras
         #expect(error?.code == .authenticationFailed)
     }
 
-    @Test func sealedOutputDoesNotContainThePlaintext() throws {
+    @Test(arguments: Engine.allCases)
+    func sealedOutputDoesNotContainThePlaintext(engine: Engine) throws {
         #expect(Self.secret.count == 64)
-        let keys = try Self.keys()
+        let keys = try Self.keys(engine)
         var nonces = NonceSequence(startingAt: 0)
         let sealed = try keys.seal(Self.secret, authenticating: Self.aad, nonce: try nonces.next())
         #expect(sealed.range(of: Self.secret) == nil)
@@ -259,8 +407,9 @@ import _CryptoExtras
         }
     }
 
-    @Test func errorDescriptionsDoNotContainThePlaintext() throws {
-        let keys = try Self.keys()
+    @Test(arguments: Engine.allCases)
+    func errorDescriptionsDoNotContainThePlaintext(engine: Engine) throws {
+        let keys = try Self.keys(engine)
         var nonces = NonceSequence(startingAt: 0)
         let sealed = try keys.seal(Self.secret, authenticating: Self.aad, nonce: try nonces.next())
         let text = String(decoding: Self.secret, as: UTF8.self)
@@ -318,15 +467,23 @@ import _CryptoExtras
     }
 
     @Test func independentCopiesDifferInTheRandomTail() throws {
-        var original = NonceSequence(startingAt: 500)
-        var copy = NonceSequence(startingAt: 500)
+        // Two copies of a store continue from the same counter; each write draws its own tail, so their nonces
+        // still differ. Within one write the tail is fixed and the counter keeps nonces apart.
         var tails = Set<Data>()
         for _ in 0..<64 {
-            let a = Data(try original.next())
-            let b = Data(try copy.next())
-            #expect(a.prefix(8) == b.prefix(8))
-            tails.insert(a.suffix(4))
-            tails.insert(b.suffix(4))
+            var original = NonceSequence(startingAt: 500)
+            var copy = NonceSequence(startingAt: 500)
+            let a = try original.next()
+            let b = try copy.next()
+            #expect(a.counter == b.counter)
+            for cipher in ValueCipher.allCases {
+                #expect(Data(a, cipher: cipher) != Data(b, cipher: cipher))
+            }
+            tails.insert(Data(a).suffix(4))
+            tails.insert(Data(b).suffix(4))
+            let next = try original.next()
+            #expect(next.counter == a.counter + 1)
+            #expect(Data(next, cipher: .xchacha20poly1305).suffix(16) == Data(a, cipher: .xchacha20poly1305).suffix(16))
         }
         // 128 random 32-bit tails: a collision is possible but vanishingly rare (about 2^-19).
         #expect(tails.count >= 127)
@@ -361,10 +518,38 @@ import _CryptoExtras
         #expect(keys.indexHash(value).range(of: value) == nil)
     }
 
+    @Test(arguments: IndexHashing.allCases)
+    func indexHashMatchesItsStandard(hashing: IndexHashing) throws {
+        let keys = try Self.keys(.sodiumAES, indexHashing: hashing)
+        let indexKey = Self.material[32..<64]
+        let messages = [Data(), Data("t7".utf8), Self.secret, Data(repeating: 0x5c, count: 1_000)]
+        // Keyed BLAKE2b-256 (RFC 7693) of each message under the index key, from Python's
+        // `hashlib.blake2b(message, key=material[32:64], digest_size=32)`.
+        let blake2b = [
+            "a41f7ce142791ebe4cb1c0663a923bd024fb7f85e8cf7c106296c8036da41f54",
+            "097be8e8a4c80fa634b3fc37873f718e3a444d281393f7c5ca9a3e159d5b3800",
+            "a31f6be69814782563d4d39f1bb5cef4d5dfb50f50cdedaf361e756d210028ff",
+            "4acc9b27797d2117fa5b61a49bc03db8ec260e97229ee214cbf7a666163ea4f8",
+        ]
+        for (message, blake2bHex) in zip(messages, blake2b) {
+            let expected: Data =
+                switch hashing {
+                case .hmacSHA256:
+                    Data(HMAC<SHA256>.authenticationCode(for: message, using: SymmetricKey(data: indexKey)))
+                case .blake2b: Self.hex(blake2bHex)
+                }
+            #expect(keys.indexHash(message) == expected)
+            // Hashing again from the pre-keyed state gives the same bytes: the state is copied, never consumed.
+            #expect(keys.indexHash(message) == expected)
+        }
+    }
+
     // MARK: - Parameters and records
 
     @Test(arguments: [
-        KeyDerivation.owasp,
+        KeyDerivation.rfc9106, .owaspMinimum, .sensitive, .owaspScrypt,
+        .argon2id(iterations: 1, memoryKiB: 8),
+        .argon2id(iterations: 32, memoryKiB: 4 << 20),
         .scrypt(logN: 10, blockSize: 8, parallelism: 1),
         .scrypt(logN: 22, blockSize: 16, parallelism: 16),
         .scrypt(logN: 15, blockSize: 1, parallelism: 1),
@@ -375,7 +560,13 @@ import _CryptoExtras
     }
 
     @Test(arguments: [
-        KeyDerivation.scrypt(logN: 9, blockSize: 8, parallelism: 1),
+        KeyDerivation.argon2id(iterations: 0, memoryKiB: 65_536),
+        .argon2id(iterations: 33, memoryKiB: 65_536),
+        .argon2id(iterations: -1, memoryKiB: 65_536),
+        .argon2id(iterations: 3, memoryKiB: 7),
+        .argon2id(iterations: 3, memoryKiB: (4 << 20) + 1),
+        .argon2id(iterations: 3, memoryKiB: -65_536),
+        .scrypt(logN: 9, blockSize: 8, parallelism: 1),
         .scrypt(logN: 23, blockSize: 8, parallelism: 1),
         .scrypt(logN: 0, blockSize: 8, parallelism: 1),
         .scrypt(logN: 255, blockSize: 8, parallelism: 1),
@@ -393,9 +584,35 @@ import _CryptoExtras
         #expect(error?.code == .invalidConfiguration)
     }
 
-    @Test func owaspMatchesTheCheatSheet() {
-        #expect(KeyDerivation.owasp == .scrypt(logN: 17, blockSize: 8, parallelism: 1))
-        #expect(KeyDerivation.owasp.rounds == 131_072)
+    @Test func presetsMatchTheirSources() {
+        // RFC 9106 section 4, second recommended option; OWASP Password Storage Cheat Sheet's minimums.
+        #expect(KeyDerivation.rfc9106 == .argon2id(iterations: 3, memoryKiB: 64 * 1024))
+        #expect(KeyDerivation.owaspMinimum == .argon2id(iterations: 2, memoryKiB: 19 * 1024))
+        #expect(KeyDerivation.sensitive == .argon2id(iterations: 4, memoryKiB: 1024 * 1024))
+        #expect(KeyDerivation.owaspScrypt == .scrypt(logN: 17, blockSize: 8, parallelism: 1))
+        #expect(LMDBBuilder(databaseName: "Presets", passphrase: "p", entities: []).keyDerivation == .rfc9106)
+        #expect(KeyDerivation.rfc9106.description == "Argon2id(t = 3, m = 65536 KiB)")
+        #expect(KeyDerivation.owaspScrypt.description == "scrypt(N = 2^17, r = 8, p = 1)")
+    }
+
+    @Test func parametersEncodeAsStoredAndDecodeOldRecords() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let argon = try encoder.encode(KeyDerivation.argon2id(iterations: 3, memoryKiB: 65_536))
+        #expect(String(decoding: argon, as: UTF8.self) == #"{"function":"argon2id","iterations":3,"memoryKiB":65536}"#)
+        // scrypt encodes exactly as formats 1 and 2 wrote it, without a `function`.
+        let scrypt = try encoder.encode(KeyDerivation.owaspScrypt)
+        #expect(String(decoding: scrypt, as: UTF8.self) == #"{"blockSize":8,"logN":17,"parallelism":1}"#)
+        let decoder = JSONDecoder()
+        #expect(try decoder.decode(KeyDerivation.self, from: argon) == .rfc9106)
+        #expect(try decoder.decode(KeyDerivation.self, from: scrypt) == .owaspScrypt)
+        let named = Data(#"{"function":"scrypt","logN":10,"blockSize":8,"parallelism":1}"#.utf8)
+        #expect(try decoder.decode(KeyDerivation.self, from: named) == Self.fast)
+        for damaged in [
+            #"{"function":"bcrypt","cost":12}"#, #"{"function":"argon2id","iterations":3}"#, #"{"logN":10}"#, "{}",
+        ] {
+            #expect(throws: DecodingError.self) { try decoder.decode(KeyDerivation.self, from: Data(damaged.utf8)) }
+        }
     }
 
     @Test func recordJSONRoundTrip() throws {

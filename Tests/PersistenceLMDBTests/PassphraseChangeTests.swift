@@ -5,7 +5,8 @@ import Testing
 
 @testable import PersistenceLMDB
 
-/// Changing an encrypted store's passphrase: key wrapping (format 2), the upgrade of format-1 stores, atomicity.
+/// Changing an encrypted store's passphrase: key wrapping (formats 2 and 3), the upgrade of format-1 stores,
+/// atomicity.
 struct PassphraseChangeTests {
     static let old = "correct horse battery staple"
     static let new = "PASSPHRASE-AFTER-THE-CHANGE-7f3a"
@@ -26,10 +27,14 @@ struct PassphraseChangeTests {
         #expect(third.map(\.id) == [3], sourceLocation: sourceLocation)
     }
 
+    /// Cheap scrypt, the only function format 1 has.
+    static let formatOneKeyDerivation = KeyDerivation.scrypt(logN: 10, blockSize: 8, parallelism: 1)
+
     /// A builder that creates a store in format 1, as versions before key wrapping did.
     static func formatOne(_ directory: URL, passphrase: String = old) -> LMDBBuilder {
         var builder = secrets(directory, passphrase: passphrase)
         builder.createsDerivedKeyFormat = true
+        builder.keyDerivation = formatOneKeyDerivation
         return builder
     }
 
@@ -67,7 +72,7 @@ struct PassphraseChangeTests {
         try withTemporaryDirectory { directory in
             let db = try secrets(directory).create()
             let state = try Self.keyState(db)
-            #expect(state.format == 2)
+            #expect(state.format == 3)
             guard case .wrapped(let record) = state.record else {
                 Issue.record("a new encrypted store has no wrapped key record")
                 return
@@ -75,6 +80,9 @@ struct PassphraseChangeTests {
             #expect(record.wrappedKeys.count == 12 + 96 + 16)
             #expect(record.salt.count == 32)
             #expect(record.parameters == testKeyDerivation)
+            #expect(record.algorithm == "argon2id")
+            #expect(record.cipher == ValueCipher.preferred)
+            #expect(record.indexHash == .blake2b)
 
             var plainBuilder = LMDBBuilder.unencrypted(databaseName: "Plain", entities: [Secret.self])
             plainBuilder.directory = directory
@@ -142,7 +150,7 @@ struct PassphraseChangeTests {
             try db.changePassphrase(from: Self.old, to: Self.new)
 
             let after = try Self.keyState(db)
-            #expect(after.format == 2)
+            #expect(after.format == 3)
             guard case .wrapped = after.record else {
                 Issue.record("the upgrade did not write a wrapped key record")
                 return
@@ -164,7 +172,7 @@ struct PassphraseChangeTests {
     /// refactoring around key wrapping cannot silently change how existing stores' keys are derived.
     @Test func formatOneKeyDerivationIsUnchanged() throws {
         let keys = try StoreKeys.derive(
-            passphrase: Self.old, salt: Data((0..<32).map { UInt8($0) }), parameters: testKeyDerivation)
+            passphrase: Self.old, salt: Data((0..<32).map { UInt8($0) }), parameters: Self.formatOneKeyDerivation)
         #expect(hex(keys.keyCheckValue()) == "3b944c3774481908ec31c599df118992fb312c5a4eaf85a40327065f68c3b030")
         #expect(
             hex(keys.indexHash(Data("abc".utf8))) == "2b61f6206995e20bc5eabb834adaf1b6d245b5efc92d0dac45b278eabab3b139")

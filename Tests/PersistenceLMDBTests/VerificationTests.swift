@@ -222,6 +222,7 @@ extension LMDBDatabase {
             let recordKey = try key(id)
             var nonces = NonceSequence(
                 startingAt: try StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0)
+            let sealer = try sealer
             let sealed = try sealer.seal(values, entity: store, key: recordKey) { try nonces.next() }
             try transaction.put(store.dbi, recordKey, sealed)
             if sealer.isEncrypted { try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, metaDBI, transaction) }

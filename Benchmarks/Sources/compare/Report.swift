@@ -40,7 +40,7 @@ struct Report {
             }
             sections.append(
                 "## K: opening an existing store\n\n" + table.render()
-                    + "\n\nOurs-encrypted derives its key with scrypt (`KeyDerivation.owasp`: N = 2^17, r = 8, p = 1) "
+                    + "\n\nOurs-encrypted derives its key with Argon2id (`KeyDerivation.rfc9106`: t = 3, 64 MiB, p = 1) "
                     + "and checks the passphrase; raw is `mdb_env_open` plus opening its database.")
         }
         let memory = rows.filter { $0.workload == "M" }
@@ -93,7 +93,7 @@ struct Report {
                 + "one record at a time (`forEach` for ours), so each peak belongs to that iteration alone.",
             reset
                 ? "Peak RSS is `VmHWM` during the iteration: the counter is reset after opening"
-                    + (openPeak.map { " (opening the encrypted store peaks at \(mebibytes($0)) MiB: scrypt)" } ?? "")
+                    + (openPeak.map { " (opening the encrypted store peaks at \(mebibytes($0)) MiB: Argon2id)" } ?? "")
                     + "."
                 : "Peak RSS is `VmHWM` since the process started (resetting it failed), so it includes opening.",
             "Anon and file peaks sample `RssAnon` and `RssFile` every 1,024 records. LMDB maps its file: every page "
@@ -199,12 +199,12 @@ struct Report {
         }
         var notes = [
             "Timed: ours is `LMDBBuilder.create()` with the version-2 model and a migration block renaming `bio` to "
-                + "`about` (`karma` is added with its declared default) — opening and its scrypt key derivation "
+                + "`about` (`karma` is added with its declared default) — opening and its Argon2id key derivation "
                 + "included; raw is opening the environment and "
                 + "one write transaction that opens, decodes, rewrites (`about` where `bio` was, `karma` appended), "
                 + "re-encodes and seals again with a fresh nonce every record. Each run migrates a fresh copy of a "
                 + "store seeded once, in a child process of its own; verified by reading every record back.",
-            "Phases (medians): `Open s` until the pass over the records begins (for ours: scrypt and the schema "
+            "Phases (medians): `Open s` until the pass over the records begins (for ours: Argon2id and the schema "
                 + "difference); `Pass s` the pass (for ours: from its first progress report to its "
                 + "last); `Commit s` the rest, mostly LMDB's commit writing and syncing the dirty pages.",
             "Neither side rebuilds the `name` index: names and keys don't change, and the engine keeps an index whose "

@@ -9,6 +9,8 @@ import Foundation
 struct KeyDerivationRecord: Codable, Sendable, Hashable {
     /// The name scrypt is recorded under in ``algorithm``.
     static let scryptAlgorithm = "scrypt"
+    /// The name Argon2id is recorded under in a format-3 ``WrappedKeyRecord``'s `algorithm`.
+    static let argon2idAlgorithm = "argon2id"
 
     /// The key derivation function; ``scryptAlgorithm`` is the only one so far.
     ///

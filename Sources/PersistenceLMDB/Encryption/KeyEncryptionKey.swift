@@ -17,11 +17,15 @@ struct KeyEncryptionKey: Sendable {
     private static let wrappingKeyInfo = Data("persistence.lmdb.kek.wrap.v2".utf8)
     private static let checkKeyInfo = Data("persistence.lmdb.kek.check.v2".utf8)
     private static let checkMessage = Data("persistence.lmdb.passphrase-check.v2".utf8)
-    /// The wrap's authenticated data: binds the wrapped bytes to their purpose and to format 2, so they cannot be
-    /// passed off as any other sealed value of this library.
-    static let wrapAuthenticatedData = Data("persistence.lmdb.wrapped-keys.v2".utf8)
+    /// The wrap's authenticated data: binds the wrapped bytes to their purpose and format, so they cannot be passed
+    /// off as any other sealed value of this library, and in format 3 to the store's cipher and index hash, so a
+    /// record edited to name other algorithms does not unwrap.
+    static func wrapAuthenticatedData(_ suite: (ValueCipher, IndexHashing)?) -> Data {
+        guard let (cipher, indexHashing) = suite else { return Data("persistence.lmdb.wrapped-keys.v2".utf8) }
+        return Data("persistence.lmdb.wrapped-keys.v3|\(cipher.rawValue)|\(indexHashing.rawValue)".utf8)
+    }
 
-    /// Derives the key-encryption key; slow by design (scrypt, see ``KeyDerivation``).
+    /// Derives the key-encryption key; slow by design (Argon2id or scrypt, see ``KeyDerivation``).
     ///
     /// - Throws: ``PersistenceError`` with code `.invalidConfiguration` as ``PassphraseKey/derive(passphrase:salt:parameters:)``.
     static func derive(passphrase: String, salt: Data, parameters: KeyDerivation) throws -> KeyEncryptionKey {
@@ -48,9 +52,10 @@ struct KeyEncryptionKey: Sendable {
     /// - Throws: ``PersistenceError`` with code `.invalidValue` when sealing fails.
     func wrap(_ keys: StoreKeys) throws -> Data {
         let combined: Data?
+        let aad = Self.wrapAuthenticatedData((keys.cipher, keys.indexHashing))
         do {
             combined = try keys.withMaterial { material in
-                try AES.GCM.seal(material, using: wrappingKey, authenticating: Self.wrapAuthenticatedData).combined
+                try AES.GCM.seal(material, using: wrappingKey, authenticating: aad).combined
             }
         } catch {
             throw PersistenceError(.invalidValue, "the store's keys could not be wrapped")
@@ -62,20 +67,26 @@ struct KeyEncryptionKey: Sendable {
     /// Opens wrapped data keys.
     ///
     /// Call it only after ``verifies(passphraseCheck:)``: then a failure means the wrapped bytes are damaged.
+    /// - Parameters:
+    ///   - suite: The cipher and index hash a format-3 record names; `nil` for format 2 (AES-256-GCM, HMAC-SHA256).
+    ///   - portableAES: Open AES-GCM values with swift-crypto even where libsodium could (tests of the fallback).
     /// - Throws: ``PersistenceError`` with code `.corrupt` when the bytes do not authenticate or hold no keys.
-    func unwrap(_ wrapped: Data) throws -> StoreKeys {
+    func unwrap(_ wrapped: Data, suite: (ValueCipher, IndexHashing)?, portableAES: Bool) throws -> StoreKeys {
         var material: Data
         do {
             let box = try AES.GCM.SealedBox(combined: wrapped)
-            material = try AES.GCM.open(box, using: wrappingKey, authenticating: Self.wrapAuthenticatedData)
+            material = try AES.GCM.open(box, using: wrappingKey, authenticating: Self.wrapAuthenticatedData(suite))
         } catch {
             throw PersistenceError(.corrupt, "the store's wrapped key record is damaged")
         }
         defer { SecretBytes.zero(&material) }
-        guard let keys = StoreKeys(material: material) else {
+        guard material.count == StoreKeys.materialByteCount else {
             throw PersistenceError(.corrupt, "the store's wrapped key record is damaged")
         }
-        return keys
+        let (cipher, indexHashing) = suite ?? (.aes256gcm, .hmacSHA256)
+        return try material.withUnsafeBytes {
+            try StoreKeys(material: $0, cipher: cipher, indexHashing: indexHashing, portableAES: portableAES)
+        }
     }
 }
 

@@ -9,6 +9,10 @@ import PersistenceCore
 ///   Stores created before format 2 have it; they keep opening unchanged.
 /// - Format 2, ``wrapped(_:)``: meta key `keyWrap`, a ``WrappedKeyRecord`` (JSON). The data keys are wrapped under
 ///   a key derived from the passphrase, so a passphrase change rewrites this record only.
+/// - Format 3, ``wrapped(_:)`` too: the record also names the values' cipher and the index keys' hash, and may use
+///   Argon2id. New stores are format 3; a store of format 1 or 2 becomes format 3 when its passphrase changes (one
+///   record rewritten, in one transaction: its values and index keys stay as they are, AES-256-GCM and
+///   HMAC-SHA256, which the record then names). Until then it opens and is written in its own format.
 ///
 /// A store has exactly the record its format names: any other combination is `corrupt`, so deleting a record can't
 /// make an encrypted store pass for an unencrypted one, nor a format-2 store fall back to format 1.
@@ -20,11 +24,11 @@ enum StoreKeyRecord: Sendable, Hashable {
     var format: UInt64 {
         switch self {
         case .derived: StoreMetadata.derivedKeyFormat
-        case .wrapped: StoreMetadata.wrappedKeyFormat
+        case .wrapped(let record): record.suite == nil ? StoreMetadata.wrappedKeyFormat : StoreMetadata.suiteFormat
         }
     }
 
-    /// The scrypt parameters the passphrase is derived with.
+    /// The parameters the passphrase is derived with.
     var parameters: KeyDerivation {
         switch self {
         case .derived(let record): record.parameters
@@ -32,15 +36,25 @@ enum StoreKeyRecord: Sendable, Hashable {
         }
     }
 
-    /// A new store's record: random data keys wrapped under the passphrase; slow by design (scrypt).
-    static func new(passphrase: String, parameters: KeyDerivation) throws -> (StoreKeys, StoreKeyRecord) {
-        let keys = StoreKeys.random()
+    /// A new store's record (format 3): random data keys wrapped under the passphrase; slow by design.
+    ///
+    /// - Parameters:
+    ///   - cipher: The values' cipher; `nil` picks ``ValueCipher/preferred`` for this machine.
+    ///   - portableAES: Seal AES-GCM values with swift-crypto even where libsodium could (tests).
+    static func new(
+        passphrase: String, parameters: KeyDerivation, cipher: ValueCipher? = nil, portableAES: Bool = false
+    ) throws -> (StoreKeys, StoreKeyRecord) {
+        let keys = try StoreKeys.random(
+            cipher: cipher ?? .preferred, indexHashing: .blake2b, portableAES: portableAES)
         return (keys, .wrapped(try WrappedKeyRecord.wrapping(keys, passphrase: passphrase, parameters: parameters)))
     }
 
     /// A new store's record in format 1, keys derived from the passphrase, as stores were made before format 2:
     /// only for tests of reading and upgrading such stores.
     static func newDerived(passphrase: String, parameters: KeyDerivation) throws -> (StoreKeys, StoreKeyRecord) {
+        guard case .scrypt = parameters.function else {
+            throw PersistenceError(.invalidConfiguration, "format-1 stores derive their keys with scrypt only")
+        }
         let salt = KeyDerivationRecord.newSalt()
         let keys = try StoreKeys.derive(passphrase: passphrase, salt: salt, parameters: parameters)
         let record = KeyDerivationRecord(
@@ -63,6 +77,15 @@ enum StoreKeyRecord: Sendable, Hashable {
             }
             guard let record = try? decoder.decode(WrappedKeyRecord.self, from: wrapped) else {
                 throw PersistenceError(.corrupt, "the store's wrapped key record is damaged")
+            }
+            // Format 3 names both algorithms; format 2 neither, and only knows scrypt.
+            let suiteNamed = record.cipher != nil || record.indexHash != nil
+            let valid =
+                format == StoreMetadata.wrappedKeyFormat
+                ? !suiteNamed && record.algorithm == KeyDerivationRecord.scryptAlgorithm
+                : record.suite != nil
+            guard valid else {
+                throw PersistenceError(.corrupt, "the store's wrapped key record does not match its format \(format)")
             }
             return .wrapped(record)
         }
@@ -91,16 +114,19 @@ enum StoreKeyRecord: Sendable, Hashable {
         try StoreMetadata.writeNumber(.format, format, meta, transaction)
     }
 
-    /// The store's data keys, if `passphrase` is its passphrase; slow by design (scrypt).
+    /// The store's data keys, if `passphrase` is its passphrase; slow by design.
     ///
+    /// - Parameter portableAES: Open AES-GCM values with swift-crypto even where libsodium could (tests).
     /// - Throws: ``PersistenceError`` — `wrongPassphrase`, `corrupt` (a damaged record),
     ///   `unsupportedFormatVersion` (an unknown key derivation), `invalidConfiguration` (an empty passphrase).
-    func unlock(passphrase: String) throws -> StoreKeys {
+    func unlock(passphrase: String, portableAES: Bool = false) throws -> StoreKeys {
         switch self {
         case .wrapped(let record):
-            return try record.unlock(passphrase: passphrase)
+            return try record.unlock(passphrase: passphrase, portableAES: portableAES)
         case .derived(let record):
-            guard record.algorithm == KeyDerivationRecord.scryptAlgorithm else {
+            guard record.algorithm == KeyDerivationRecord.scryptAlgorithm,
+                record.parameters.algorithmName == record.algorithm
+            else {
                 throw PersistenceError(.unsupportedFormatVersion, "the store uses an unknown key derivation")
             }
             _ = try PassphraseKey.normalized(passphrase)

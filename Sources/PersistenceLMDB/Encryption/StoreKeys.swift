@@ -1,31 +1,43 @@
+internal import CSodium
 import Crypto
 import Foundation
 import PersistenceCore
 
-/// The keys of one open encrypted store, obtained once from the passphrase when the store opens.
+/// The keys of an encrypted store, kept apart so values, index hashes and the key check never share a key:
 ///
-/// One key per purpose, so that the value cipher, the index hashes and the key check never share a key:
-///
-/// - `valueKey` seals values with AES-256-GCM,
-/// - `indexKey` hashes index keys with HMAC-SHA256, so an index reveals equality but not values,
-/// - `checkKey` computes the key check stored in the meta database, which tells a wrong passphrase apart
-///   from a damaged value.
+/// - `valueKey` seals values with the store's ``ValueCipher``,
+/// - `indexKey` hashes index keys with the store's ``IndexHashing``, so an index reveals equality but not values,
+/// - `checkKey` computes a format-1 store's key check, which tells a wrong passphrase apart from a damaged value.
 ///
 /// Where they come from depends on the store's format (see ``StoreKeyRecord``). In format 1, scrypt turns the
 /// passphrase into a master key and HKDF-SHA256 splits it into the three keys
-/// (``derive(passphrase:salt:parameters:)``). In format 2 they are random (``random()``) and stored only wrapped
-/// under a key derived from the passphrase (``WrappedKeyRecord``); a format-1 store's derived keys are wrapped
-/// as they are when its passphrase changes, so its values and index keys stay valid.
+/// (``derive(passphrase:salt:parameters:)``). From format 2 on they are random (``random(cipher:indexHashing:)``)
+/// and stored only wrapped under a key derived from the passphrase (``WrappedKeyRecord``); a format-1 store's derived
+/// keys are wrapped as they are when its passphrase changes, so its values and index keys stay valid.
+///
+/// **Memory.** The keys, AES-GCM's precomputed key schedule and the index hash's pre-keyed state live in one
+/// ``SecureMemory`` region (guard pages, no core dumps, no swap where allowed), set up once per open database so no
+/// value pays for key set-up; it is zeroed and freed when the last holder lets go — the database when it closes, or
+/// the last transaction under way then. A store moved to a CPU without AES instructions opens through swift-crypto's
+/// portable AES-GCM, whose key copy swift-crypto keeps in its own zeroed-on-free memory.
 ///
 /// The keys leave this type only through ``withMaterial(_:)``, to be wrapped, and neither its description nor its
 /// mirror shows them.
 final class StoreKeys: Sendable {
-    private let valueKey: SymmetricKey
-    private let indexKey: SymmetricKey
-    private let checkKey: SymmetricKey
-    /// HMAC under the index key, already keyed: each index hash starts from a copy of it, which saves hashing
-    /// the two key pads for every record written or looked up.
-    private let keyedIndexMAC: HMAC<SHA256>
+    let cipher: ValueCipher
+    let indexHashing: IndexHashing
+    private let memory: SecureMemory
+    private let engine: Engine
+    private let hashStateOffset: Int
+
+    private enum Engine: Sendable {
+        /// libsodium's AES-256-GCM with the precomputed state at ``aesStateOffset``.
+        case sodiumAES
+        /// swift-crypto's AES-256-GCM, where libsodium has none for this CPU.
+        case portableAES(SymmetricKey)
+        /// libsodium's XChaCha20-Poly1305 with the value key.
+        case xchacha
+    }
 
     // Domain-separation labels: changing one changes every key or hash derived with it, so they carry a version.
     private static let valueKeyInfo = Data("persistence.lmdb.values.v1".utf8)
@@ -34,14 +46,60 @@ final class StoreKeys: Sendable {
     private static let keyCheckMessage = Data("persistence.lmdb.key-check.v1".utf8)
 
     private static let subkeyByteCount = 32
+    /// The byte count of ``withMaterial(_:)``: the value, index and check keys, 32 bytes each, in that order.
+    static let materialByteCount = 3 * subkeyByteCount
+    /// Where the AES-GCM state starts: after the keys, on a 64-byte boundary.
+    private static let aesStateOffset = SecureMemory.alignedByteCount(materialByteCount)
 
-    /// The keys as they are; ``derive(passphrase:salt:parameters:)``, ``random()`` and ``init(material:)`` make them.
-    init(valueKey: SymmetricKey, indexKey: SymmetricKey, checkKey: SymmetricKey) {
-        self.valueKey = valueKey
-        self.indexKey = indexKey
-        self.checkKey = checkKey
-        keyedIndexMAC = HMAC<SHA256>(key: indexKey)
+    /// The keys from `material` (value, index and check key, 32 bytes each), with the algorithms of their store.
+    ///
+    /// - Parameter portableAES: Use swift-crypto's AES-GCM even where libsodium has it (tests of the fallback).
+    /// - Throws: ``PersistenceError`` with code `.invalidConfiguration` when `material` is not 96 bytes or the key
+    ///   memory cannot be set up.
+    init(
+        material: UnsafeRawBufferPointer, cipher: ValueCipher, indexHashing: IndexHashing, portableAES: Bool = false
+    ) throws {
+        guard material.count == Self.materialByteCount, let materialBase = material.baseAddress else {
+            throw PersistenceError(.invalidConfiguration, "store keys need \(Self.materialByteCount) bytes")
+        }
+        try Sodium.ready()
+        let sodiumAES = cipher == .aes256gcm && !portableAES && Sodium.hasHardwareAESGCM
+        let hashStateOffset =
+            Self.aesStateOffset + (sodiumAES ? SecureMemory.alignedByteCount(crypto_aead_aes256gcm_statebytes()) : 0)
+        let hashStateBytes =
+            switch indexHashing {
+            case .hmacSHA256: crypto_auth_hmacsha256_statebytes()
+            case .blake2b: crypto_generichash_statebytes()
+            }
+        let memory = try SecureMemory(byteCount: hashStateOffset + hashStateBytes)
+        memory.base.copyMemory(from: materialBase, byteCount: material.count)
+        let base = memory.base.assumingMemoryBound(to: UInt8.self)
+        let indexKey = base + Self.subkeyByteCount
+        switch indexHashing {
+        case .hmacSHA256:
+            let state = (memory.base + hashStateOffset).assumingMemoryBound(to: crypto_auth_hmacsha256_state.self)
+            crypto_auth_hmacsha256_init(state, indexKey, Self.subkeyByteCount)
+        case .blake2b:
+            persistence_blake2b_init(
+                memory.base + hashStateOffset, indexKey, Self.subkeyByteCount, IndexHashing.outputByteCount)
+        }
+        if sodiumAES {
+            let state = (memory.base + Self.aesStateOffset).assumingMemoryBound(to: crypto_aead_aes256gcm_state.self)
+            crypto_aead_aes256gcm_beforenm(state, base)
+            engine = .sodiumAES
+        } else if cipher == .aes256gcm {
+            engine = .portableAES(SymmetricKey(data: UnsafeRawBufferPointer(start: base, count: Self.subkeyByteCount)))
+        } else {
+            engine = .xchacha
+        }
+        self.cipher = cipher
+        self.indexHashing = indexHashing
+        self.memory = memory
+        self.hashStateOffset = hashStateOffset
     }
+
+    /// What tests observe of the key memory: whether it was wiped when the keys were let go.
+    package var memoryProbe: KeyMemoryProbe { memory.probe }
 
     /// Derives a format-1 store's keys from its passphrase; slow by design (see ``KeyDerivation``).
     ///
@@ -50,64 +108,50 @@ final class StoreKeys: Sendable {
     /// - Parameters:
     ///   - passphrase: The user's passphrase; must not be empty.
     ///   - salt: The store's salt from its ``KeyDerivationRecord``; at least 16 bytes.
-    ///   - parameters: The scrypt parameters from the store's ``KeyDerivationRecord``.
-    /// - Returns: The store's keys.
+    ///   - parameters: The parameters from the store's ``KeyDerivationRecord``.
+    /// - Returns: The store's keys (AES-256-GCM values, HMAC-SHA256 index keys, as format 1 has them).
     /// - Throws: ``PersistenceError`` with code `.invalidConfiguration` when the passphrase is empty, the salt is
-    ///   too short, the parameters are out of range, or scrypt fails (for example, for lack of memory).
+    ///   too short, the parameters are out of range, or the derivation fails (for example, for lack of memory).
     static func derive(passphrase: String, salt: Data, parameters: KeyDerivation) throws -> StoreKeys {
         let masterKey = try PassphraseKey.derive(passphrase: passphrase, salt: salt, parameters: parameters)
-        func subkey(_ info: Data) -> SymmetricKey {
-            HKDF<SHA256>.deriveKey(
-                inputKeyMaterial: masterKey,
-                salt: salt,
-                info: info,
-                outputByteCount: subkeyByteCount
-            )
+        return try withUnsafeTemporaryAllocation(byteCount: materialByteCount, alignment: 16) { material in
+            defer { SecretBytes.zero(material) }
+            for (index, info) in [valueKeyInfo, indexKeyInfo, checkKeyInfo].enumerated() {
+                let subkey = HKDF<SHA256>.deriveKey(
+                    inputKeyMaterial: masterKey, salt: salt, info: info, outputByteCount: subkeyByteCount)
+                subkey.withUnsafeBytes {
+                    UnsafeMutableRawBufferPointer(rebasing: material[(index * subkeyByteCount)...]).copyMemory(from: $0)
+                }
+            }
+            return try StoreKeys(
+                material: UnsafeRawBufferPointer(material), cipher: .aes256gcm, indexHashing: .hmacSHA256)
         }
-        return StoreKeys(
-            valueKey: subkey(valueKeyInfo),
-            indexKey: subkey(indexKeyInfo),
-            checkKey: subkey(checkKeyInfo)
-        )
     }
 
-    /// The byte count of ``withMaterial(_:)``: the value, index and check keys, 32 bytes each, in that order.
-    static let materialByteCount = 3 * subkeyByteCount
-
-    /// New random keys, for a new store in format 2, from the system's secure generator (through `SymmetricKey`).
-    static func random() -> StoreKeys {
-        StoreKeys(
-            valueKey: SymmetricKey(size: .bits256), indexKey: SymmetricKey(size: .bits256),
-            checkKey: SymmetricKey(size: .bits256))
-    }
-
-    /// Keys from the bytes ``withMaterial(_:)`` gave, as unwrapped from a format-2 store; `nil` for any other
-    /// byte count.
-    convenience init?(material: Data) {
-        guard material.count == Self.materialByteCount else { return nil }
-        let start = material.startIndex
-        func key(_ index: Int) -> SymmetricKey {
-            let from = start + index * Self.subkeyByteCount
-            return SymmetricKey(data: material[from..<from + Self.subkeyByteCount])
+    /// New random keys for a new store, from libsodium's secure generator.
+    static func random(cipher: ValueCipher, indexHashing: IndexHashing, portableAES: Bool = false) throws
+        -> StoreKeys
+    {
+        try Sodium.ready()
+        return try withUnsafeTemporaryAllocation(byteCount: materialByteCount, alignment: 16) { material in
+            defer { SecretBytes.zero(material) }
+            if let base = material.baseAddress { randombytes_buf(base, material.count) }
+            return try StoreKeys(
+                material: UnsafeRawBufferPointer(material), cipher: cipher, indexHashing: indexHashing,
+                portableAES: portableAES)
         }
-        self.init(valueKey: key(0), indexKey: key(1), checkKey: key(2))
     }
 
     /// Runs `body` with the keys' bytes (value, index, check key), to wrap them; the bytes are valid only inside
-    /// `body` and are zeroed afterwards.
+    /// `body`, which must not copy them anywhere that outlives it.
     func withMaterial<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.materialByteCount, alignment: 1)
-        defer {
-            SecretBytes.zero(buffer)
-            buffer.deallocate()
-        }
-        for (index, key) in [valueKey, indexKey, checkKey].enumerated() {
-            key.withUnsafeBytes { bytes in
-                UnsafeMutableRawBufferPointer(rebasing: buffer[(index * Self.subkeyByteCount)...])
-                    .copyMemory(from: bytes)
-            }
-        }
-        return try body(UnsafeRawBufferPointer(buffer))
+        try body(UnsafeRawBufferPointer(start: memory.base, count: Self.materialByteCount))
+    }
+
+    /// The check key as swift-crypto wants it, for a format-1 key check.
+    private var checkKey: SymmetricKey {
+        SymmetricKey(
+            data: UnsafeRawBufferPointer(start: memory.base + 2 * Self.subkeyByteCount, count: Self.subkeyByteCount))
     }
 
     /// The value stored as ``KeyDerivationRecord/keyCheck``: HMAC-SHA256 of a fixed label under the check key.
@@ -125,68 +169,151 @@ final class StoreKeys: Sendable {
         HMAC<SHA256>.isValidAuthenticationCode(keyCheck, authenticating: Self.keyCheckMessage, using: checkKey)
     }
 
-    /// Encrypts and authenticates a value with AES-256-GCM.
+    /// The byte count of a sealed value of `plaintextCount` bytes.
+    func sealedByteCount(_ plaintextCount: Int) -> Int {
+        cipher.nonceByteCount + plaintextCount + ValueCipher.tagByteCount
+    }
+
+    /// Encrypts and authenticates a value with the store's cipher.
     ///
     /// - Parameters:
     ///   - plaintext: The value's bytes.
     ///   - aad: Bytes that are authenticated but not stored, such as the value's table and key; opening with
     ///     different bytes fails, which is what detects a value moved to another record.
     ///   - nonce: A nonce from the store's ``NonceSequence``; it must never have been used before.
-    /// - Returns: `nonce (12 bytes) || ciphertext || tag (16 bytes)`.
+    /// - Returns: `nonce || ciphertext || tag (16 bytes)`.
     /// - Throws: ``PersistenceError`` with code `.invalidValue` when the value cannot be sealed.
-    func seal(
-        _ plaintext: some DataProtocol, authenticating aad: some DataProtocol, nonce: AES.GCM.Nonce
-    ) throws -> Data {
-        let combined: Data?
-        do {
-            combined = try AES.GCM.seal(plaintext, using: valueKey, nonce: nonce, authenticating: aad).combined
-        } catch {
-            throw PersistenceError(.invalidValue, "a value could not be encrypted")
+    func seal(_ plaintext: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer, nonce: Nonce) throws
+        -> Data
+    {
+        var sealed = Data(count: sealedByteCount(plaintext.count))
+        let result = sealed.withUnsafeMutableBytes { output -> Int32 in
+            seal(plaintext, authenticating: aad, nonce: nonce, into: output)
         }
-        // `combined` is nil only for nonces of a non-standard size, which AES.GCM.Nonce cannot have here.
-        guard let combined else {
-            throw PersistenceError(.invalidValue, "a value could not be encrypted")
-        }
-        return combined
+        guard result == 0 else { throw PersistenceError(.invalidValue, "a value could not be encrypted") }
+        return sealed
     }
 
-    /// Authenticates and decrypts a value sealed by ``seal(_:authenticating:nonce:)``.
+    /// Seals into `output`, exactly ``sealedByteCount(_:)`` bytes; returns 0 on success.
+    private func seal(
+        _ plaintext: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer, nonce: Nonce,
+        into output: UnsafeMutableRawBufferPointer
+    ) -> Int32 {
+        let nonceCount = cipher.nonceByteCount
+        guard let outputBase = output.baseAddress, output.count == sealedByteCount(plaintext.count) else { return -1 }
+        nonce.write(to: UnsafeMutableRawBufferPointer(start: outputBase, count: nonceCount))
+        let out = outputBase.assumingMemoryBound(to: UInt8.self)
+        let npub = UnsafePointer(out)
+        let message = plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let ad = aad.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        switch engine {
+        case .sodiumAES:
+            return crypto_aead_aes256gcm_encrypt_afternm(
+                out + nonceCount, nil, message, UInt64(plaintext.count), ad, UInt64(aad.count), nil, npub, aesState)
+        case .xchacha:
+            return crypto_aead_xchacha20poly1305_ietf_encrypt(
+                out + nonceCount, nil, message, UInt64(plaintext.count), ad, UInt64(aad.count), nil, npub, valueKey)
+        case .portableAES(let key):
+            do {
+                let nonceBytes = UnsafeRawBufferPointer(start: outputBase, count: nonceCount)
+                let box = try AES.GCM.seal(
+                    plaintext, using: key, nonce: AES.GCM.Nonce(data: nonceBytes), authenticating: aad)
+                box.ciphertext.copyBytes(
+                    to: UnsafeMutableRawBufferPointer(start: outputBase + nonceCount, count: plaintext.count))
+                box.tag.copyBytes(
+                    to: UnsafeMutableRawBufferPointer(
+                        start: outputBase + nonceCount + plaintext.count, count: ValueCipher.tagByteCount))
+                return 0
+            } catch {
+                return -1
+            }
+        }
+    }
+
+    /// Authenticates and decrypts a value sealed by ``seal(_:authenticating:nonce:)`` and runs `body` with its bytes,
+    /// which are valid only inside `body`.
     ///
     /// Every failure — too short, a changed bit, a different `aad`, another key — is reported the same way, so
-    /// the error says nothing about the bytes.
+    /// the error says nothing about the bytes. Errors `body` throws pass through unchanged.
     ///
-    /// - Parameters:
-    ///   - sealed: `nonce || ciphertext || tag` as stored.
-    ///   - aad: The same bytes that were authenticated when the value was sealed.
-    /// - Returns: The value's bytes.
     /// - Throws: ``PersistenceError`` with code `.authenticationFailed` when the value does not authenticate.
-    func open(_ sealed: Data, authenticating aad: Data) throws -> Data {
-        try sealed.withUnsafeBytes { sealed in try aad.withUnsafeBytes { try open(sealed, authenticating: $0) } }
-    }
-
-    /// Authenticates and decrypts a value from bytes in place (a record in LMDB's map).
-    func open(_ sealed: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer) throws -> Data {
-        do {
-            // One copy into Data: swift-crypto splits a combined Data without copying, where its
-            // nonce/ciphertext/tag initializer appends byte by byte from any other DataProtocol.
-            let box = try AES.GCM.SealedBox(combined: Data(sealed))
-            return try AES.GCM.open(box, using: valueKey, authenticating: aad)
-        } catch {
-            throw PersistenceError(
-                .authenticationFailed,
-                "a stored value failed authentication: it was altered, moved or written with another key"
-            )
+    func open<R>(
+        _ sealed: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        let nonceCount = cipher.nonceByteCount
+        guard sealed.count >= nonceCount + ValueCipher.tagByteCount, let input = sealed.baseAddress else {
+            throw Self.authenticationFailed()
+        }
+        if case .portableAES(let key) = engine {
+            let opened: Data
+            do {
+                let box = try AES.GCM.SealedBox(combined: Data(sealed))
+                opened = try AES.GCM.open(box, using: key, authenticating: aad)
+            } catch {
+                throw Self.authenticationFailed()
+            }
+            return try opened.withUnsafeBytes(body)
+        }
+        let plaintextCount = sealed.count - nonceCount - ValueCipher.tagByteCount
+        let npub = input.assumingMemoryBound(to: UInt8.self)
+        let ciphertext = npub + nonceCount
+        let ad = aad.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        return try withUnsafeTemporaryAllocation(byteCount: max(plaintextCount, 1), alignment: 16) { buffer in
+            guard let outBase = buffer.baseAddress else { throw Self.authenticationFailed() }
+            let out = outBase.assumingMemoryBound(to: UInt8.self)
+            let cipherCount = UInt64(sealed.count - nonceCount)
+            let result =
+                if case .xchacha = engine {
+                    crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        out, nil, nil, ciphertext, cipherCount, ad, UInt64(aad.count), npub, valueKey)
+                } else {
+                    crypto_aead_aes256gcm_decrypt_afternm(
+                        out, nil, nil, ciphertext, cipherCount, ad, UInt64(aad.count), npub, aesState)
+                }
+            guard result == 0 else { throw Self.authenticationFailed() }
+            return try body(UnsafeRawBufferPointer(start: buffer.baseAddress, count: plaintextCount))
         }
     }
 
-    /// The HMAC-SHA256 of index key bytes under the index key (all 32 bytes).
+    private static func authenticationFailed() -> PersistenceError {
+        PersistenceError(
+            .authenticationFailed,
+            "a stored value failed authentication: it was altered, moved or written with another key")
+    }
+
+    /// The keyed hash of index key bytes under the index key (32 bytes), from the pre-keyed state.
     ///
     /// Indexes store this instead of the value, so equality lookups work while the index reveals nothing but
     /// which records share a value. The full 32 bytes are kept so distinct values practically never collide.
-    func indexHash(_ bytes: some DataProtocol) -> Data {
-        var mac = keyedIndexMAC
-        mac.update(data: bytes)
-        return Data(mac.finalize())
+    func indexHash(_ bytes: UnsafeRawBufferPointer) -> Data {
+        let stateBytes = memory.byteCount - hashStateOffset
+        let message = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        var hash = Data(count: IndexHashing.outputByteCount)
+        withUnsafeTemporaryAllocation(byteCount: stateBytes, alignment: 64) { state in
+            guard let stateBase = state.baseAddress else { return }
+            stateBase.copyMemory(from: memory.base + hashStateOffset, byteCount: stateBytes)
+            defer { sodium_memzero(stateBase, stateBytes) }
+            hash.withUnsafeMutableBytes { output in
+                guard let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                switch indexHashing {
+                case .hmacSHA256:
+                    let typed = stateBase.assumingMemoryBound(to: crypto_auth_hmacsha256_state.self)
+                    crypto_auth_hmacsha256_update(typed, message, UInt64(bytes.count))
+                    crypto_auth_hmacsha256_final(typed, out)
+                case .blake2b:
+                    persistence_blake2b_update(stateBase, message, UInt64(bytes.count))
+                    persistence_blake2b_final(stateBase, out, IndexHashing.outputByteCount)
+                }
+            }
+        }
+        return hash
+    }
+
+    private var valueKey: UnsafePointer<UInt8> { UnsafePointer(memory.base.assumingMemoryBound(to: UInt8.self)) }
+
+    private var aesState: UnsafePointer<crypto_aead_aes256gcm_state> {
+        UnsafePointer((memory.base + Self.aesStateOffset).assumingMemoryBound(to: crypto_aead_aes256gcm_state.self))
     }
 }
 

@@ -34,19 +34,39 @@ import PersistenceCore
 /// A format-1 store (`keyDerivation`: a ``KeyDerivationRecord``, keys derived from the passphrase) becomes format 2
 /// when its passphrase changes: its derived keys are wrapped as they are, `keyDerivation` is deleted and `format`
 /// set to 2 in the same transaction, so no value or index key is rewritten.
+///
+/// **Format 3** (new stores, and any store whose passphrase changes) keeps the same record with two more fields,
+/// `cipher` (``ValueCipher``: `aes-256-gcm` or `xchacha20-poly1305`) and `indexHash` (``IndexHashing``:
+/// `hmac-sha256` or `blake2b-256`), and allows `algorithm` `argon2id` with `parameters`
+/// `{"function": "argon2id", "iterations": t, "memoryKiB": m}` (Argon2id v1.3, one lane, salt: the first 16 bytes
+/// of `salt`). The wrap's authenticated data is `persistence.lmdb.wrapped-keys.v3|<cipher>|<indexHash>`, so a
+/// record edited to name other algorithms does not unwrap. A format-2 record has neither field: AES-256-GCM and
+/// HMAC-SHA256.
 struct WrappedKeyRecord: Codable, Sendable, Hashable {
-    /// The key derivation function; ``KeyDerivationRecord/scryptAlgorithm`` is the only one so far.
+    /// The key derivation function: ``KeyDerivationRecord/scryptAlgorithm`` or, from format 3,
+    /// ``KeyDerivationRecord/argon2idAlgorithm``; always the one `parameters` name.
     var algorithm: String
-    /// The scrypt cost parameters of the key-encryption key.
+    /// The cost parameters of the key-encryption key.
     var parameters: KeyDerivation
-    /// The random salt of the key-encryption key's scrypt and HKDF.
+    /// The random salt of the key-encryption key's derivation and HKDF.
     var salt: Data
     /// ``KeyEncryptionKey/passphraseCheck()``, compared on open to detect a wrong passphrase.
     var passphraseCheck: Data
     /// The data keys sealed by ``KeyEncryptionKey/wrap(_:)``.
     var wrappedKeys: Data
+    /// The values' cipher; `nil` in format 2 (AES-256-GCM).
+    var cipher: ValueCipher?
+    /// The index keys' hash; `nil` in format 2 (HMAC-SHA256).
+    var indexHash: IndexHashing?
 
-    /// Wraps `keys` under a key derived from `passphrase` with a new random salt; slow by design (scrypt).
+    /// The cipher and index hash a format-3 record names, `nil` for a format-2 record (or a damaged mix).
+    var suite: (ValueCipher, IndexHashing)? {
+        guard let cipher, let indexHash else { return nil }
+        return (cipher, indexHash)
+    }
+
+    /// Wraps `keys` under a key derived from `passphrase` with a new random salt, as a format-3 record; slow by
+    /// design.
     ///
     /// - Throws: ``PersistenceError`` with code `.invalidConfiguration` for an empty passphrase or parameters out
     ///   of range.
@@ -54,17 +74,19 @@ struct WrappedKeyRecord: Codable, Sendable, Hashable {
         let salt = KeyDerivationRecord.newSalt()
         let kek = try KeyEncryptionKey.derive(passphrase: passphrase, salt: salt, parameters: parameters)
         return WrappedKeyRecord(
-            algorithm: KeyDerivationRecord.scryptAlgorithm, parameters: parameters, salt: salt,
-            passphraseCheck: kek.passphraseCheck(), wrappedKeys: try kek.wrap(keys))
+            algorithm: parameters.algorithmName, parameters: parameters, salt: salt,
+            passphraseCheck: kek.passphraseCheck(), wrappedKeys: try kek.wrap(keys), cipher: keys.cipher,
+            indexHash: keys.indexHashing)
     }
 
-    /// The data keys, if `passphrase` is the store's; slow by design (scrypt).
+    /// The data keys, if `passphrase` is the store's; slow by design.
     ///
+    /// - Parameter portableAES: Open AES-GCM values with swift-crypto even where libsodium could (tests).
     /// - Throws: ``PersistenceError`` — `wrongPassphrase` when the passphrase check fails, `corrupt` when the
     ///   record's parameters or salt are unusable or the wrapped keys do not open, `unsupportedFormatVersion` for
     ///   an unknown algorithm, `invalidConfiguration` for an empty passphrase.
-    func unlock(passphrase: String) throws -> StoreKeys {
-        guard algorithm == KeyDerivationRecord.scryptAlgorithm else {
+    func unlock(passphrase: String, portableAES: Bool = false) throws -> StoreKeys {
+        guard algorithm == parameters.algorithmName else {
             throw PersistenceError(.unsupportedFormatVersion, "the store uses an unknown key derivation")
         }
         _ = try PassphraseKey.normalized(passphrase)
@@ -78,6 +100,6 @@ struct WrappedKeyRecord: Codable, Sendable, Hashable {
         guard kek.verifies(passphraseCheck: passphraseCheck) else {
             throw PersistenceError(.wrongPassphrase, "the passphrase does not open this store")
         }
-        return try kek.unwrap(wrappedKeys)
+        return try kek.unwrap(wrappedKeys, suite: suite, portableAES: portableAES)
     }
 }

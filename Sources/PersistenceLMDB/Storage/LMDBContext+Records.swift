@@ -1,5 +1,4 @@
 internal import CLMDB
-import Crypto
 import Foundation
 import PersistenceCore
 
@@ -41,7 +40,7 @@ extension LMDBContext {
     }
 
     /// The next nonce of this write, continuing from the counter the meta database holds.
-    func nextNonce() throws -> AES.GCM.Nonce {
+    func nextNonce() throws -> Nonce {
         var sequence =
             try nonces
             ?? NonceSequence(

@@ -7,14 +7,17 @@ import PersistenceCore
 /// Keys (UTF-8 names) and values: `format`, `schemaVersion` and `nonceCounter` are 8-byte big-endian integers;
 /// `schema` is the JSON of the entities' `EntityDescription`s; an encrypted store has one key record, whose
 /// kind the format decides (see ``StoreKeyRecord``): `keyDerivation` in format 1 (a ``KeyDerivationRecord``),
-/// `keyWrap` in format 2 (a ``WrappedKeyRecord``).
+/// `keyWrap` in formats 2 and 3 (a ``WrappedKeyRecord``).
 enum StoreMetadata {
     /// The newest format this version reads and writes; a store with a higher one is `unsupportedFormatVersion`.
-    static let formatVersion: UInt64 = 2
+    static let formatVersion: UInt64 = 3
     /// Keys derived straight from the passphrase (`keyDerivation`); also every unencrypted store.
     static let derivedKeyFormat: UInt64 = 1
-    /// Random data keys wrapped under a key derived from the passphrase (`keyWrap`); new encrypted stores.
+    /// Random data keys wrapped under a key derived from the passphrase (`keyWrap`), AES-256-GCM and HMAC-SHA256.
     static let wrappedKeyFormat: UInt64 = 2
+    /// As format 2, the record naming the values' cipher and the index hash, Argon2id allowed (`keyWrap`); new encrypted
+    /// stores. (Unencrypted stores stay format 1: nothing of theirs changed.)
+    static let suiteFormat: UInt64 = 3
     static let databaseName = "meta"
 
     enum Key: String {

@@ -1,4 +1,3 @@
-import Crypto
 package import Foundation
 package import PersistenceCore
 
@@ -59,16 +58,18 @@ package enum StoredBytes {
                 algorithm: KeyDerivationRecord.scryptAlgorithm, parameters: parameters, salt: salt, keyCheck: keyCheck))
     }
 
-    /// A wrapped key record (format 2's `keyWrap`), read and unlocked with `passphrase` as opening a store does —
-    /// through the same ``WrappedKeyRecord/unlock(passphrase:)`` — when its scrypt cost is the cheapest (a fuzzer
-    /// can't afford 128 MiB per input); a costlier one is only decoded and its parameters checked.
+    /// A wrapped key record (the `keyWrap` of formats 2 and 3), read and unlocked with `passphrase` as opening a store
+    /// does — through the same ``WrappedKeyRecord/unlock(passphrase:portableAES:)`` — when its derivation cost is the
+    /// cheapest (a fuzzer can't afford 64 MiB per input); a costlier one is only decoded and its parameters checked.
     package static func wrappedKeyRecord(_ bytes: Data, passphrase: String) throws {
         guard let record = try? JSONDecoder().decode(WrappedKeyRecord.self, from: bytes) else {
             throw PersistenceError(.corrupt, "the store's wrapped key record is damaged")
         }
         let cheapest =
-            record.parameters.logN <= 10 && record.parameters.blockSize <= 8
-            && record.parameters.parallelism <= 1
+            switch record.parameters.function {
+            case .scrypt(let logN, let blockSize, let parallelism): logN <= 10 && blockSize <= 8 && parallelism <= 1
+            case .argon2id(let iterations, let memoryKiB): iterations <= 2 && memoryKiB <= 1024
+            }
         guard cheapest else {
             do {
                 try record.parameters.validate()
@@ -86,28 +87,32 @@ package enum StoredBytes {
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(
             WrappedKeyRecord.wrapping(
-                StoreKeys.random(), passphrase: passphrase,
-                parameters: .scrypt(logN: 10, blockSize: 8, parallelism: 1)))
+                StoreKeys.random(cipher: .preferred, indexHashing: .blake2b), passphrase: passphrase,
+                parameters: .argon2id(iterations: 1, memoryKiB: 64)))
     }
 
     /// Seals and opens records with one store's keys, as an encrypted store's ``ValueSealer`` does.
     package struct Sealer: Sendable {
-        private let keys: StoreKeys
+        private let sealer: ValueSealer
 
-        /// Derives keys from a passphrase with a fixed salt (slow with strong parameters: use cheap ones).
+        /// Derives keys from a passphrase with a fixed salt (slow with strong parameters: use cheap ones), for
+        /// values sealed as a format-1 store seals them (AES-256-GCM).
         package init(passphrase: String, parameters: KeyDerivation) throws {
-            keys = try StoreKeys.derive(
-                passphrase: passphrase, salt: Data(repeating: 7, count: 32), parameters: parameters)
+            sealer = ValueSealer(
+                keys: try StoreKeys.derive(
+                    passphrase: passphrase, salt: Data(repeating: 7, count: 32), parameters: parameters))
         }
 
         /// A record's sealed bytes, authenticating `authenticated` (the entity and the record's key in a store).
         package func seal(_ values: [Value], authenticating authenticated: Data) throws -> Data {
-            try keys.seal(RecordCodec.encode(values), authenticating: authenticated, nonce: AES.GCM.Nonce())
+            try authenticated.withUnsafeBytes { try sealer.seal(values, authenticating: $0) { Nonce.random() } }
         }
 
         /// A record's values from sealed bytes: authentication, then decoding, as reading a record does.
         package func open(_ sealed: Data, authenticating authenticated: Data) throws -> [Value] {
-            try RecordCodec.decode(keys.open(sealed, authenticating: authenticated))
+            try sealed.withUnsafeBytes { sealed in
+                try authenticated.withUnsafeBytes { try sealer.open(sealed, authenticating: $0) }
+            }
         }
     }
 }

@@ -1,22 +1,20 @@
-import Crypto
+internal import CSodium
 import Foundation
 import PersistenceCore
 
 /// Turns record values into stored bytes and index keys — sealed and keyed when the store is encrypted.
 ///
-/// Encrypted: a record is AES-GCM-sealed with authenticated data `entity name · 0x00 · record key`, so a value
-/// copied to another key or entity fails to open; an index key is an HMAC-SHA256 of the indexed values under a key
-/// derived from the passphrase, so it reveals nothing but equality. Unencrypted: records are stored as encoded, and
-/// index keys are SHA-256 digests (fixed size, whatever the value's length).
+/// Encrypted: a record is sealed with the store's ``ValueCipher`` and authenticated data
+/// `entity name · 0x00 · record key`, so a value copied to another key or entity fails to open; an index key is a
+/// keyed hash of the indexed values (``IndexHashing``), so it reveals nothing but equality. Unencrypted: records are
+/// stored as encoded, and index keys are SHA-256 digests (fixed size, whatever the value's length).
 struct ValueSealer: Sendable {
     let keys: StoreKeys?
 
     var isEncrypted: Bool { keys != nil }
 
     /// The stored bytes of a record; `nonce` is asked for only when the store is encrypted.
-    func seal(
-        _ values: [Value], entity: EntityStore, key: Data, nonce: () throws -> AES.GCM.Nonce
-    ) throws -> Data {
+    func seal(_ values: [Value], entity: EntityStore, key: Data, nonce: () throws -> Nonce) throws -> Data {
         guard keys != nil else { return Data(RecordCodec.encode(values)) }
         return try key.withUnsafeBytes { key in
             try entity.withAuthenticatedData(for: key) { try seal(values, authenticating: $0, nonce: nonce) }
@@ -30,24 +28,32 @@ struct ValueSealer: Sendable {
     }
 
     /// The stored bytes of values, authenticating `aad` when sealed (a record's entity and key, an alias's name).
-    func seal(
-        _ values: [Value], authenticating aad: UnsafeRawBufferPointer, nonce: () throws -> AES.GCM.Nonce
-    ) throws -> Data {
+    func seal(_ values: [Value], authenticating aad: UnsafeRawBufferPointer, nonce: () throws -> Nonce) throws -> Data {
         let encoded = RecordCodec.encode(values)
         guard let keys else { return Data(encoded) }
-        return try keys.seal(encoded, authenticating: aad, nonce: nonce())
+        let nonce = try nonce()
+        return try encoded.withUnsafeBytes { try keys.seal($0, authenticating: aad, nonce: nonce) }
     }
 
     /// The values sealed by ``seal(_:authenticating:nonce:)``.
     func open(_ stored: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer) throws -> [Value] {
         guard let keys else { return try RecordCodec.decode(stored) }
-        return try RecordCodec.decode(keys.open(stored, authenticating: aad))
+        return try keys.open(stored, authenticating: aad) { try RecordCodec.decode($0) }
     }
 
     func indexKey(_ values: [Value]) -> Data {
         let encoded = RecordCodec.encode(values)
-        guard let keys else { return Data(SHA256.hash(data: encoded)) }
-        return keys.indexHash(encoded)
+        return encoded.withUnsafeBytes { encoded in
+            if let keys { return keys.indexHash(encoded) }
+            var digest = Data(count: Int(crypto_hash_sha256_BYTES))
+            digest.withUnsafeMutableBytes { digest in
+                guard let out = digest.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+                _ = crypto_hash_sha256(
+                    out,
+                    encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(encoded.count))
+            }
+            return digest
+        }
     }
 
     /// The key of a record's entry in `index`, or `nil` when an indexed value is `nil`: such records aren't

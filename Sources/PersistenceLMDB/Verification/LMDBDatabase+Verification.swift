@@ -25,7 +25,8 @@ extension LMDBDatabase {
     /// - Throws: `PersistenceError` when the read transaction can't run.
     public func verify() throws -> VerificationReport {
         try environment.read { transaction in
-            var verifier = LMDBVerifier(transaction: transaction, stores: stores.all, sealer: sealer, metaDBI: metaDBI)
+            var verifier = LMDBVerifier(
+                transaction: transaction, stores: stores.all, sealer: try sealer, metaDBI: metaDBI)
             return try verifier.run()
         }
     }

@@ -202,17 +202,21 @@ struct LMDBVerifier {
         }
         _ = number(.schemaVersion)
         verifySchema()
-        // The key record the format names: `keyDerivation` (format 1) or `keyWrap` (format 2).
+        // The key record the format names: `keyDerivation` (format 1) or `keyWrap` (formats 2 and 3).
         // With the format number missing (reported above), judge by the record that is there.
         let hasWrapped = try StoreMetadata.read(.keyWrap, metaDBI, transaction) != nil
         let hasDerived = try StoreMetadata.read(.keyDerivation, metaDBI, transaction) != nil
-        let assumed = format ?? (hasWrapped ? StoreMetadata.wrappedKeyFormat : StoreMetadata.derivedKeyFormat)
-        let record: StoreKeyRecord?
-        do {
-            record = hasWrapped || hasDerived ? try StoreKeyRecord.read(format: assumed, metaDBI, transaction) : nil
-        } catch {
-            metadataProblem(.metadataInvalid, "the key record is damaged, missing or not the one its format names")
-            record = nil
+        let candidates =
+            format.map { [$0] }
+            ?? (hasWrapped
+                ? [StoreMetadata.suiteFormat, StoreMetadata.wrappedKeyFormat] : [StoreMetadata.derivedKeyFormat])
+        var record: StoreKeyRecord?
+        if hasWrapped || hasDerived {
+            let (meta, transaction) = (metaDBI, transaction)
+            record = candidates.lazy.compactMap { try? StoreKeyRecord.read(format: $0, meta, transaction) }.first
+            if record == nil {
+                metadataProblem(.metadataInvalid, "the key record is damaged, missing or not the one its format names")
+            }
         }
         guard let keys = sealer.keys else {
             if record != nil { metadataProblem(.metadataInvalid, "an unencrypted store holds a key record") }

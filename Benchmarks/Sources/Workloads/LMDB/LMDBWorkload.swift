@@ -8,7 +8,7 @@ public enum LMDBWorkload: String, CaseIterable, Sendable {
     case l4 = "L4"
     /// A full scan, decoding every record.
     case l6 = "L6"
-    /// Open an existing store: for an encrypted one, the scrypt key derivation and the passphrase check.
+    /// Open an existing store: for an encrypted one, the Argon2id key derivation and the passphrase check.
     case k = "K"
 
     /// How many operations one run performs, for ops/s.

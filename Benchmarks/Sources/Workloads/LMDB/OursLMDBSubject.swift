@@ -42,7 +42,7 @@ public class OursLMDBSubject {
     }
 }
 
-/// Persistence's LMDB backend with every value encrypted (scrypt `.owasp` key derivation at open).
+/// Persistence's LMDB backend with every value encrypted (the default Argon2id `.rfc9106` key derivation at open).
 public final class OursEncryptedLMDBSubject: OursLMDBSubject, LMDBSubject {
     public static let implementation = "ours-encrypted"
     public required init(directory: URL) throws { try super.init(directory: directory, encrypted: true) }

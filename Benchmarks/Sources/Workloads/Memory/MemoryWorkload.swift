@@ -7,7 +7,7 @@ import PersistenceSQLite
 /// Peak memory is per process, so each measurement runs in two child processes (`compare` starts itself): one
 /// fills a store from the generator's lazy sequence, the next opens it, resets the kernel's peak counter, iterates
 /// every record and reports its figures as JSON. Opening is left out of the peak on purpose: the encrypted
-/// store's scrypt key derivation takes 128 MiB for a moment, whatever the store's size.
+/// store's Argon2id key derivation takes 64 MiB for a moment, whatever the store's size.
 public enum MemorySubject: String, CaseIterable, Sendable, Codable {
     case sqliteRaw = "sqlite-raw"
     case sqliteOurs = "sqlite-ours"

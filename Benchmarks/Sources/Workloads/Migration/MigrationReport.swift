@@ -5,7 +5,7 @@ public struct MigrationReport: Codable, Sendable {
     /// aside), for the parent to verify against the generator.
     public var memory = MemoryReport()
     /// Seconds from the start of the timed operation to the start of the pass over the records: for ours, opening
-    /// the store (scrypt key derivation, metadata, schema difference, dropping the old index entries).
+    /// the store (Argon2id key derivation, metadata, schema difference, dropping the old index entries).
     public var secondsBeforePass: Double?
     /// Seconds of the pass over the records: opening, decoding, rewriting, sealing and putting every record (for
     /// ours, rebuilding the index too). What follows it, to the end of the timed operation, is the commit.

@@ -21,7 +21,7 @@ final class MigrationSampler: Sendable {
         state.withLock { $0.started = ContinuousClock.now }
     }
 
-    /// Marks the start of the pass over the records, once: keeps the peak so far (opening; for ours the scrypt key
+    /// Marks the start of the pass over the records, once: keeps the peak so far (opening; for ours the Argon2id key
     /// derivation) apart and resets the kernel's peak counter, so the peak that follows is the pass's alone.
     func beginPass() {
         state.withLock { state in

@@ -32,7 +32,7 @@ public enum MigrationSubject: String, CaseIterable, Sendable {
     /// Migrates the store in `directory` — seeded with `generator`'s records — timing the migration alone, then
     /// reads every record back for the parent to verify.
     ///
-    /// Timed: for ours, `create()` with the version-2 model and the migration block (opening and its scrypt key
+    /// Timed: for ours, `create()` with the version-2 model and the migration block (opening and its Argon2id key
     /// derivation included); for raw, opening the environment and the one write transaction that rewrites every
     /// record. The kernel's peak counter is reset when the pass over the records begins (for ours, at the
     /// migration's first progress report), so the peak leaves out opening.

@@ -13,12 +13,12 @@ struct Note: Entity, Equatable {
 /// A distinctive text to look for in the store's file: it must be stored, and never in plaintext.
 let secretText = "LMDBOnly consumer: plaintext that must never reach the disk 7f3a9c"
 
-/// An encrypted store in `directory`. The cheap scrypt setting keeps this check quick; apps keep the default,
-/// `KeyDerivation.owasp`.
+/// An encrypted store in `directory`. The cheap key derivation keeps this check quick; apps keep the default,
+/// `KeyDerivation.rfc9106`.
 func builder(in directory: URL) -> LMDBBuilder {
     var builder = LMDBBuilder(databaseName: "Consumer", passphrase: "consumer passphrase", entities: [Note.self])
     builder.directory = directory
-    builder.keyDerivation = .scrypt(logN: 10, blockSize: 8, parallelism: 1)
+    builder.keyDerivation = .argon2id(iterations: 1, memoryKiB: 64)
     return builder
 }
 

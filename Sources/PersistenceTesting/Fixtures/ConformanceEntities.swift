@@ -187,4 +187,5 @@ public struct Stranger: Entity, Equatable {
 /// The entities of the suite's databases.
 let conformanceEntities: [any Entity.Type] = [
     AllTypes.self, Person.self, Tag.self, Device.self, EdgeValues.self, Article.self, Revision.self,
+    HandWrittenPerson.self, MistakenRecord.self,
 ]

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The attributes of one stored record, for an entity's own ``Entity/init(record:)``: reads by name, in declaration
 /// order, straight from the record's values — none of `Decodable`'s containers, no per-record allocation.
@@ -30,7 +30,7 @@ public import Foundation
 /// each one without hashing its name. A name the schema doesn't have, or a value that doesn't fit the Swift type, is
 /// ``PersistenceError/Code/typeMismatch`` naming the entity and attribute (never the value).
 public struct AttributeReader {
-    package let reader: RecordReader
+    @usableFromInline package let reader: RecordReader
 
     package init(_ reader: RecordReader) { self.reader = reader }
 
@@ -42,7 +42,7 @@ public struct AttributeReader {
     public func value(of name: String) throws -> Value { try reader.attribute(name) }
 
     /// A non-optional attribute; a stored `nil` is a type mismatch.
-    @inline(__always)
+    @inlinable
     public func decode<T: StoredAttribute>(_ name: String, as type: T.Type = T.self) throws -> T {
         let value = try reader.attribute(name)
         guard let typed = T(storedValue: value) else { throw mismatch(name, value, T.self) }
@@ -50,7 +50,7 @@ public struct AttributeReader {
     }
 
     /// An optional attribute: `nil` for a stored `nil`.
-    @inline(__always)
+    @inlinable
     public func decode<T: StoredAttribute>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
         let value = try reader.attribute(name)
         if value.isNull { return nil }
@@ -59,7 +59,7 @@ public struct AttributeReader {
     }
 
     /// A raw-value enum (`String` or integer raw values).
-    @inline(__always)
+    @inlinable
     public func decode<T: RawRepresentable>(_ name: String, as type: T.Type = T.self) throws -> T
     where T.RawValue: StoredAttribute {
         let value = try reader.attribute(name)
@@ -70,7 +70,7 @@ public struct AttributeReader {
     }
 
     /// An optional raw-value enum.
-    @inline(__always)
+    @inlinable
     public func decode<T: RawRepresentable>(_ name: String, as type: T?.Type = T?.self) throws -> T?
     where T.RawValue: StoredAttribute {
         let value = try reader.attribute(name)
@@ -114,7 +114,8 @@ public struct AttributeReader {
         return try RecordDecoder.value(T.self, from: value, as: .codable, name: name, layout: reader.layout)
     }
 
-    private func mismatch(_ name: String, _ value: Value, _ type: Any.Type) -> PersistenceError {
+    @usableFromInline
+    func mismatch(_ name: String, _ value: Value, _ type: Any.Type) -> PersistenceError {
         RecordDecoder.mismatch(reader.layout, name, value, type)
     }
 }
@@ -126,7 +127,7 @@ public struct AttributeReader {
 /// hold (text for an integer attribute, NaN, an unsigned integer above `Int64.max`) is
 /// ``PersistenceError/Code/invalidValue``.
 public struct AttributeWriter {
-    let storage: EncodingStorage
+    @usableFromInline let storage: EncodingStorage
 
     init(_ storage: EncodingStorage) { self.storage = storage }
 
@@ -134,25 +135,25 @@ public struct AttributeWriter {
     public var layout: RecordLayout { storage.layout }
 
     /// Writes an attribute.
-    @inline(__always)
+    @inlinable
     public func encode<T: StoredAttribute>(_ value: T, for name: String) throws {
         try storage.storeChecked(value.storedValue, for: name)
     }
 
     /// Writes an optional attribute: `nil` stores `nil`.
-    @inline(__always)
+    @inlinable
     public func encode<T: StoredAttribute>(_ value: T?, for name: String) throws {
         try storage.storeChecked(value?.storedValue ?? .null, for: name)
     }
 
     /// Writes a raw-value enum as its raw value.
-    @inline(__always)
+    @inlinable
     public func encode<T: RawRepresentable>(_ value: T, for name: String) throws where T.RawValue: StoredAttribute {
         try storage.storeChecked(value.rawValue.storedValue, for: name)
     }
 
     /// Writes an optional raw-value enum.
-    @inline(__always)
+    @inlinable
     public func encode<T: RawRepresentable>(_ value: T?, for name: String) throws where T.RawValue: StoredAttribute {
         try storage.storeChecked(value?.rawValue.storedValue ?? .null, for: name)
     }

@@ -118,16 +118,17 @@ package enum RecordDecoder {
 /// record costs no decoder state of its own.
 ///
 /// Not thread-safe, and not reentrant across records: decode one record at a time.
+@usableFromInline
 package final class RecordReader {
-    package let layout: RecordLayout
+    @usableFromInline package let layout: RecordLayout
     /// The values of the record to decode next, in layout order. A backend refills it for each record, keeping
     /// its capacity, so reading a row allocates no array.
     ///
     /// Exclusivity is unchecked here and on `next`: only the backend between records and the one record's
     /// decoder touch them, never overlapping, and the dynamic check would cost as much as reading the value.
-    @exclusivity(unchecked) package var values: [Value] = []
+    @exclusivity(unchecked) @usableFromInline package var values: [Value] = []
     /// Where the next attribute probably is: synthesized `init(from:)` decodes in declaration order.
-    @exclusivity(unchecked) fileprivate var next = 0
+    @exclusivity(unchecked) @usableFromInline var next = 0
 
     package init(layout: RecordLayout) { self.layout = layout }
 
@@ -171,7 +172,7 @@ package final class RecordReader {
     fileprivate func value(_ name: String) throws -> Value { try values[position(name)] }
 
     /// The value of an attribute, in the record being decoded (for ``AttributeReader``).
-    @inline(__always)
+    @inlinable
     package func attribute(_ name: String) throws -> Value { try values[position(name)] }
 
     // Typed reads for the keyed decoder, here rather than in its methods: these aren't generic over its key type,
@@ -191,15 +192,19 @@ package final class RecordReader {
     }
 
     /// The position of a key's attribute, trying the one after the last first.
-    @inline(__always)
+    @inlinable
     package func position(_ name: String) throws -> Int {
         // decodeIfPresent asks decodeNil then decode for the same key: look behind before hashing.
         let guess = next > 0 && layout.names[next - 1] == name ? next - 1 : next
-        guard let position = layout.position(of: name, expected: guess) else {
-            throw PersistenceError(.typeMismatch, "entity '\(layout.entity.name)' stores no attribute '\(name)'")
-        }
+        guard let position = layout.position(of: name, expected: guess) else { throw noAttribute(name) }
         next = position + 1
         return position
+    }
+
+    /// The error for a name the record has no attribute of (out of line: the inlined lookup stays small).
+    @usableFromInline
+    func noAttribute(_ name: String) -> PersistenceError {
+        PersistenceError(.typeMismatch, "entity '\(layout.entity.name)' stores no attribute '\(name)'")
     }
 }
 

@@ -86,6 +86,7 @@ extension AttributeWriter {
     }
 }
 
+@usableFromInline
 final class EncodingStorage {
     let layout: RecordLayout
     var values: [Value]
@@ -118,7 +119,7 @@ final class EncodingStorage {
 
     /// Stores a value written by an entity's own ``Entity/encode(to:)-(AttributeWriter)``: the name must be an
     /// attribute, and the value of its storage class (or `nil`), a real not NaN.
-    @inline(__always)
+    @usableFromInline
     func storeChecked(_ value: Value, for name: String) throws {
         guard let position = layout.position(of: name, expected: next) else {
             throw PersistenceError(.invalidSchema, "entity '\(layout.entity.name)' has no attribute '\(name)'")

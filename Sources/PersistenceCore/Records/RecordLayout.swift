@@ -18,7 +18,7 @@ public final class RecordLayout: Sendable {
     public let previousAttributeNames: [String: String]
     /// The position of the stamp attribute (``Entity/stampAttribute``), when the entity declares one.
     public let stampIndex: Int?
-    private let positions: [String: Int]
+    @usableFromInline let positions: [String: Int]
 
     /// Creates the layout of an entity.
     /// - Parameters:
@@ -52,7 +52,7 @@ public final class RecordLayout: Sendable {
 
     /// The position of an attribute, trying `expected` first: coders visit attributes in declaration order, so
     /// the guess is nearly always right and saves a hash of the name.
-    @inline(__always)
+    @inlinable
     func position(of name: String, expected: Int) -> Int? {
         if expected < names.count, names[expected] == name { return expected }
         return positions[name]

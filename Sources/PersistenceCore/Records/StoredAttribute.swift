@@ -12,7 +12,7 @@ public protocol StoredAttribute: ValueConvertible {
 
 extension StoredAttribute where Self: FixedWidthInteger {
     /// An integer that fits this type exactly.
-    @inline(__always)
+    @inlinable
     public init?(storedValue: Value) {
         guard case .integer(let integer) = storedValue, let typed = Self(exactly: integer) else { return nil }
         self = typed
@@ -30,7 +30,7 @@ extension UInt32: StoredAttribute {}
 
 extension Bool: StoredAttribute {
     /// The integer 0 or 1.
-    @inline(__always)
+    @inlinable
     public init?(storedValue: Value) {
         guard case .integer(let integer) = storedValue, integer == 0 || integer == 1 else { return nil }
         self = integer == 1
@@ -39,7 +39,7 @@ extension Bool: StoredAttribute {
 
 extension Double: StoredAttribute {
     /// A real, or an integer as the same number.
-    @inline(__always)
+    @inlinable
     public init?(storedValue: Value) {
         switch storedValue {
         case .real(let real): self = real
@@ -51,7 +51,7 @@ extension Double: StoredAttribute {
 
 extension Float: StoredAttribute {
     /// A real or an integer within `Float`'s range.
-    @inline(__always)
+    @inlinable
     public init?(storedValue: Value) {
         guard let double = Double(storedValue: storedValue) else { return nil }
         let float = Float(double)
@@ -62,7 +62,7 @@ extension Float: StoredAttribute {
 }
 
 extension String: StoredAttribute {
-    @inline(__always)
+    @inlinable
     public init?(storedValue: Value) {
         guard case .text(let text) = storedValue else { return nil }
         self = text
@@ -70,7 +70,7 @@ extension String: StoredAttribute {
 }
 
 extension Data: StoredAttribute {
-    @inline(__always)
+    @inlinable
     public init?(storedValue: Value) {
         guard case .blob(let data) = storedValue else { return nil }
         self = data
@@ -79,7 +79,7 @@ extension Data: StoredAttribute {
 
 extension Date: StoredAttribute {
     /// Seconds since 2001-01-01 00:00:00 UTC, a real (or an integer).
-    @inline(__always)
+    @inlinable
     public init?(storedValue: Value) {
         guard let seconds = Double(storedValue: storedValue) else { return nil }
         self.init(timeIntervalSinceReferenceDate: seconds)

@@ -11,30 +11,39 @@ public protocol ValueConvertible: Sendable {
 }
 
 extension Int: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(Int64(self)) }
 }
 extension Int8: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(Int64(self)) }
 }
 extension Int16: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(Int64(self)) }
 }
 extension Int32: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(Int64(self)) }
 }
 extension Int64: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(self) }
 }
 extension UInt8: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(Int64(self)) }
 }
 extension UInt16: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(Int64(self)) }
 }
 extension UInt32: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(Int64(self)) }
 }
 extension Bool: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .integer(self ? 1 : 0) }
 }
 extension Double: ValueConvertible {
@@ -44,12 +53,15 @@ extension Float: ValueConvertible {
     public var storedValue: Value { .real(Double(self).canonicalForStorage) }
 }
 extension String: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .text(self) }
 }
 extension Substring: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .text(String(self)) }
 }
 extension Data: ValueConvertible {
+    @inlinable
     public var storedValue: Value { .blob(self) }
 }
 extension Date: ValueConvertible {
@@ -81,11 +93,14 @@ extension UUID: ValueConvertible {
 }
 extension URL: ValueConvertible {
     /// The URL's absolute string.
+    @inlinable
     public var storedValue: Value { .text(absoluteString) }
 }
 extension Value: ValueConvertible {
+    @inlinable
     public var storedValue: Value { self }
 }
 extension Optional: ValueConvertible where Wrapped: ValueConvertible {
+    @inlinable
     public var storedValue: Value { self?.storedValue ?? .null }
 }

@@ -86,8 +86,9 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         let store = try stores.store(for: E.self)
         instrumentation.trace("get by primary key", entity: store.layout.entity.name)
         let key = try recordKey(id.storedValue, store)
-        guard let values = try load(key, store) else { return nil }
-        return try reader(for: store).decode(E.self, from: values)
+        let reader = reader(for: store)
+        guard try load(key, store, into: &reader.values) else { return nil }
+        return try reader.decode(E.self)
     }
 
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {

@@ -16,6 +16,22 @@ extension LMDBContext {
         }
     }
 
+    /// Reads a record's values into `values` (keeping its storage); `false` when there is no such record.
+    func load(_ key: Data, _ store: EntityStore, into values: inout [Value]) throws -> Bool {
+        let found: Void? = try transaction.withValue(store.dbi, key) { stored in
+            try key.withUnsafeBytes { key in
+                do {
+                    try sealer.open(stored, entity: store, key: key, into: &values)
+                } catch let error as PersistenceError where error.code == .authenticationFailed {
+                    instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
+                    throw error
+                }
+            }
+            _ = try checked(values, store)
+        }
+        return found != nil
+    }
+
     /// A record's values from its stored bytes; a record that fails authentication is logged and counted.
     func opened(_ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer) throws
         -> [Value]

@@ -54,10 +54,18 @@ enum RecordCodec {
 
     /// The values of a record from bytes in place.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws -> [Value] {
+        var values: [Value] = []
+        try decode(bytes, into: &values)
+        return values
+    }
+
+    /// Replaces `values` with the values of a record from bytes in place, keeping the array's storage: a reader
+    /// that decodes record after record allocates no array per record.
+    static func decode(_ bytes: UnsafeRawBufferPointer, into values: inout [Value]) throws {
         var reader = Reader(bytes: bytes)
         let count = try reader.varint()
         guard count <= UInt64(bytes.count) else { throw damaged() }
-        var values: [Value] = []
+        values.removeAll(keepingCapacity: true)
         values.reserveCapacity(Int(count))
         for _ in 0..<count {
             switch try reader.byte() {
@@ -70,7 +78,6 @@ enum RecordCodec {
             }
         }
         guard reader.isAtEnd else { throw damaged() }
-        return values
     }
 
     private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {

@@ -27,6 +27,16 @@ struct ValueSealer: Sendable {
         return try entity.withAuthenticatedData(for: key) { try open(stored, authenticating: $0) }
     }
 
+    /// ``open(_:entity:key:)`` into `values`, reusing its storage.
+    func open(
+        _ stored: UnsafeRawBufferPointer, entity: EntityStore, key: UnsafeRawBufferPointer, into values: inout [Value]
+    ) throws {
+        guard let keys else { return try RecordCodec.decode(stored, into: &values) }
+        try entity.withAuthenticatedData(for: key) { aad in
+            try keys.open(stored, authenticating: aad) { try RecordCodec.decode($0, into: &values) }
+        }
+    }
+
     /// The stored bytes of values, authenticating `aad` when sealed (a record's entity and key, an alias's name).
     func seal(_ values: [Value], authenticating aad: UnsafeRawBufferPointer, nonce: () throws -> Nonce) throws -> Data {
         let encoded = RecordCodec.encode(values)

@@ -10,12 +10,15 @@ public import PersistenceCore
 /// scan the entity's records (decrypting each when the store is encrypted).
 public final class LMDBContext: DatabaseContext, RecordValueAccess {
     /// The innermost open transaction: the write's own, or the savepoint's nested in it.
-    private(set) var transaction: Transaction
+    /// (Unchecked exclusivity: read by every operation; a savepoint only swaps it between operations.)
+    @exclusivity(unchecked) private(set) var transaction: Transaction
     private let stores: EntityStores
     let sealer: ValueSealer
     /// Whether this context belongs to a write transaction.
     public let isWritable: Bool
-    private var isExpired = false
+    /// Unchecked exclusivity on the context's own state: a context is used on one thread, inside its transaction
+    /// block, and no access to it overlaps another; the dynamic checks cost more than the reads they guard.
+    @exclusivity(unchecked) private var isExpired = false
     /// The nonce sequence of this write, loaded from the meta database on first use.
     var nonces: NonceSequence?
     let metaDBI: MDB_dbi
@@ -52,8 +55,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, metaDBI, transaction)
     }
 
-    @inline(__always)
-    private var coders = RecordCoders()
+    @exclusivity(unchecked) private var coders = RecordCoders()
 
     private func reader(for store: EntityStore) -> RecordReader { coders.reader(for: store.layout) }
 
@@ -87,10 +89,13 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         instrumentation.trace("get by primary key", entity: store.layout.entity.name)
         let key = try recordKey(id.storedValue, store)
         let reader = reader(for: store)
-        guard try load(key, store, into: &reader.values) else { return nil }
+        guard try reader.refill({ try load(key, store, into: &$0) }) else { return nil }
         return try reader.decode(E.self)
     }
 
+    // Inlinable so the array is of the app's own entity type: built in generic code, each append looked up the
+    // array's type metadata (about 300 instructions a record).
+    @inlinable
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
         var entities: [E] = []
         try forEach(type, query: query) { entities.append($0) }
@@ -103,7 +108,12 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         instrumentation.trace("query", entity: store.layout.entity.name)
         let resolved = try query.resolve(in: store.layout)
         let reader = reader(for: store)
-        try visitSelected(resolved, store) { try body(reader.decode(E.self, from: $0)) }
+        try visitSelected(resolved, store) { values in
+            let entity = try reader.decode(E.self, from: values)
+            // Hand the scan its array back before `body` runs: it refills it in place for the next record.
+            reader.refill { $0 = [] }
+            try body(entity)
+        }
     }
 
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
@@ -238,21 +248,15 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
 
 /// The model's entity stores, by type.
 struct EntityStores: Sendable {
-    private let byType: [ObjectIdentifier: EntityStore]
+    private let positions: EntityPositions
     /// Every store, in model order.
     let all: [EntityStore]
 
     init(model: Model, stores: [EntityStore]) {
+        positions = EntityPositions(model)
         all = stores
-        var byType: [ObjectIdentifier: EntityStore] = [:]
-        for (type, store) in zip(model.entities, stores) { byType[ObjectIdentifier(type)] = store }
-        self.byType = byType
     }
 
-    func store<E: Entity>(for type: E.Type) throws -> EntityStore {
-        guard let store = byType[ObjectIdentifier(type)] else {
-            throw PersistenceError(.unknownEntity, "\(E.self) is not part of this database's model")
-        }
-        return store
-    }
+    @inline(__always)
+    func store<E: Entity>(for type: E.Type) throws -> EntityStore { all[try positions.position(of: type)] }
 }

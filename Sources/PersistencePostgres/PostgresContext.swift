@@ -205,7 +205,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let rows = try runFixed(table.selectByIDSQL, [id.storedValue], entity: table.layout.entity.name)
         guard let row = rows.first else { return nil }
         let reader = coders.reader(for: table.layout)
-        try row.read(as: table.classes, into: &reader.values)
+        try reader.refill { try row.read(as: table.classes, into: &$0) }
         return try reader.decode(E.self)
     }
 
@@ -224,7 +224,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         do {
             try connection.stream(sql, arguments) { row in
                 do {
-                    try row.read(as: table.classes, into: &reader.values)
+                    try reader.refill { try row.read(as: table.classes, into: &$0) }
                     entities.append(try reader.decode(E.self))
                 } catch {
                     decodingFailure = error
@@ -244,7 +244,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let table = try tables.table(for: E.self)
         let reader = coders.reader(for: table.layout)
         try forEachRow(of: table, query: query) { row in
-            try row.read(as: table.classes, into: &reader.values)
+            try reader.refill { try row.read(as: table.classes, into: &$0) }
             try body(reader.decode(E.self))
         }
     }

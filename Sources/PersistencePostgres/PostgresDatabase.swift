@@ -203,25 +203,18 @@ struct PostgresTables: Sendable {
     let model: Model
     /// The PostgreSQL schema that holds the tables.
     let schema: String
-    private let byType: [ObjectIdentifier: PostgresTable]
+    private let positions: EntityPositions
     /// Every table, in model order.
     let all: [PostgresTable]
 
     init(model: Model, schema: String) throws {
         self.model = model
         self.schema = schema
+        positions = EntityPositions(model)
         all = try model.layouts().enumerated().map {
             PostgresTable(index: $0.offset, layout: $0.element, schema: schema)
         }
-        var byType: [ObjectIdentifier: PostgresTable] = [:]
-        for (type, table) in zip(model.entities, all) { byType[ObjectIdentifier(type)] = table }
-        self.byType = byType
     }
 
-    func table<E: Entity>(for type: E.Type) throws -> PostgresTable {
-        guard let table = byType[ObjectIdentifier(type)] else {
-            throw PersistenceError(.unknownEntity, "\(E.self) is not part of this database's model")
-        }
-        return table
-    }
+    func table<E: Entity>(for type: E.Type) throws -> PostgresTable { all[try positions.position(of: type)] }
 }

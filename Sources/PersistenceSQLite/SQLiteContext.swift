@@ -17,7 +17,9 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
     private let mappings: EntityMappings
     /// Whether this context belongs to a write transaction.
     public let isWritable: Bool
-    private var isExpired = false
+    // Exclusivity is unchecked on the context's own state: a context is used on one thread, inside its transaction
+    // block, and no access to these overlaps another; the dynamic checks cost more than the reads they guard.
+    @exclusivity(unchecked) private var isExpired = false
     /// What this write changed, for observers; `nil` in a read.
     let recorder: ChangeRecorder?
 
@@ -39,7 +41,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
 
     func expire() { isExpired = true }
 
-    private var coders = RecordCoders()
+    @exclusivity(unchecked) private var coders = RecordCoders()
 
     private func reader(for mapping: TableMapping) -> RecordReader { coders.reader(for: mapping.layout) }
 
@@ -168,10 +170,13 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         try statement.bind(id.storedValue, at: 1)
         guard try statement.step() else { return nil }
         let reader = reader(for: mapping)
-        statement.readRow(into: &reader.values)
+        reader.refill { statement.readRow(into: &$0) }
         return try reader.decode(E.self)
     }
 
+    // Inlinable so the array is of the app's own entity type: built in generic code, each append looked up the
+    // array's type metadata (about 300 instructions a record).
+    @inlinable
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
         var entities: [E] = []
         try forEach(type, query: query) { entities.append($0) }
@@ -181,7 +186,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
     public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
         let reader = reader(for: try mappings.mapping(for: E.self))
         try forEachRow(of: type, query: query) { statement, _ in
-            statement.readRow(into: &reader.values)
+            reader.refill { statement.readRow(into: &$0) }
             try body(reader.decode(E.self))
         }
     }

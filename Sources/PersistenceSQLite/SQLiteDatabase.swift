@@ -178,25 +178,19 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     }
 }
 
-/// The model's table mappings, by entity type and by name.
+/// The model's table mappings, by entity type.
 struct EntityMappings: Sendable {
     let model: Model
-    private let byType: [ObjectIdentifier: TableMapping]
+    private let positions: EntityPositions
     /// Every mapping, in model order.
     let all: [TableMapping]
 
     init(model: Model, mappings: [TableMapping]) {
         self.model = model
+        positions = EntityPositions(model)
         all = mappings
-        var byType: [ObjectIdentifier: TableMapping] = [:]
-        for (type, mapping) in zip(model.entities, mappings) { byType[ObjectIdentifier(type)] = mapping }
-        self.byType = byType
     }
 
-    func mapping<E: Entity>(for type: E.Type) throws -> TableMapping {
-        guard let mapping = byType[ObjectIdentifier(type)] else {
-            throw PersistenceError(.unknownEntity, "\(E.self) is not part of this database's model")
-        }
-        return mapping
-    }
+    @inline(__always)
+    func mapping<E: Entity>(for type: E.Type) throws -> TableMapping { all[try positions.position(of: type)] }
 }

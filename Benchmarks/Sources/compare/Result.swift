@@ -159,7 +159,9 @@ struct Target {
     /// The issue's targets for "ours".
     static func sqlite(_ workload: SQLiteWorkload) -> Target {
         switch workload {
-        case .s1, .s2, .s3, .s5, .s6: Target(maximumRatioVsRaw: 1.5, mustBeatReference: true)
+        case .s1, .s2, .s5, .s6: Target(maximumRatioVsRaw: 1.5, mustBeatReference: true)
+        // Point lookups: the per-call cost above the statement is the library's own (issue 15).
+        case .s3: Target(maximumRatioVsRaw: 1.3, mustBeatReference: true)
         case .s4: Target(maximumRatioVsRaw: 2, mustBeatReference: true)
         // Bound by one fsync per commit: reported against raw, judged only against GRDB.
         case .s7: Target(mustBeatReference: true)
@@ -175,8 +177,8 @@ struct Target {
     static func lmdb(_ workload: LMDBWorkload) -> Target? {
         switch workload {
         case .l1: Target(maximumRatioVsRaw: 3)
-        case .l4: Target(maximumRatioVsRaw: 2.5)
-        case .l6: Target(maximumRatioVsRaw: 5)
+        case .l4: Target(maximumRatioVsRaw: 2)
+        case .l6: Target(maximumRatioVsRaw: 4)
         case .k: nil
         }
     }

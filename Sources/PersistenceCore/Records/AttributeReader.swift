@@ -101,14 +101,14 @@ public struct AttributeReader {
 
     /// Any other `Decodable` attribute (a nested struct, an array, a dictionary), stored as JSON.
     public func decodeJSON<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
-        let position = try reader.position(name)
+        let position = try reader.attributePosition(name)
         return try RecordDecoder.value(
             T.self, from: reader.values[position], as: .codable, name: name, layout: reader.layout)
     }
 
     /// An optional `Decodable` attribute stored as JSON: `nil` for a stored `nil`.
     public func decodeJSON<T: Decodable>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
-        let position = try reader.position(name)
+        let position = try reader.attributePosition(name)
         let value = reader.values[position]
         if value.isNull { return nil }
         return try RecordDecoder.value(T.self, from: value, as: .codable, name: name, layout: reader.layout)

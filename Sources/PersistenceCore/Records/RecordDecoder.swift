@@ -132,6 +132,13 @@ package final class RecordReader {
 
     package init(layout: RecordLayout) { self.layout = layout }
 
+    /// Lets a backend refill ``values`` in place for the next record.
+    ///
+    /// Backends go through here rather than passing `&reader.values`: an access from another module is checked
+    /// dynamically despite `@exclusivity(unchecked)` (measured: one `swift_beginAccess` per record), one from this
+    /// module is not.
+    package func refill<R>(_ body: (inout [Value]) throws -> R) rethrows -> R { try body(&values) }
+
     /// Decodes one record from `values` through `Decodable`.
     @inline(__always)
     package func decode<E: Decodable>(_ type: E.Type) throws -> E {
@@ -172,8 +179,29 @@ package final class RecordReader {
     fileprivate func value(_ name: String) throws -> Value { try values[position(name)] }
 
     /// The value of an attribute, in the record being decoded (for ``AttributeReader``).
+    ///
+    /// An entity's own `init(record:)` reads each attribute once, nearly always in declaration order: the name is
+    /// compared with the next attribute's only (an equal name compares in one step), and hashed when that misses.
     @inlinable
-    package func attribute(_ name: String) throws -> Value { try values[position(name)] }
+    package func attribute(_ name: String) throws -> Value {
+        let guess = next
+        let names = layout.names
+        if guess < names.count, names[guess] == name {
+            next = guess + 1
+            return values[guess]
+        }
+        guard let position = layout.position(of: name) else { throw noAttribute(name) }
+        next = position + 1
+        return values[position]
+    }
+
+    /// The position of an attribute, for ``AttributeReader``'s reads that aren't a stored value (its JSON ones).
+    @inlinable
+    package func attributePosition(_ name: String) throws -> Int {
+        guard let position = layout.position(of: name, expected: next) else { throw noAttribute(name) }
+        next = position + 1
+        return position
+    }
 
     // Typed reads for the keyed decoder, here rather than in its methods: these aren't generic over its key type,
     // so they compile to specialized code.

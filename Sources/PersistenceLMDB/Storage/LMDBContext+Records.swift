@@ -19,17 +19,22 @@ extension LMDBContext {
     /// Reads a record's values into `values` (keeping its storage); `false` when there is no such record.
     func load(_ key: Data, _ store: EntityStore, into values: inout [Value]) throws -> Bool {
         let found: Void? = try transaction.withValue(store.dbi, key) { stored in
-            try key.withUnsafeBytes { key in
-                do {
-                    try sealer.open(stored, entity: store, key: key, into: &values)
-                } catch let error as PersistenceError where error.code == .authenticationFailed {
-                    instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
-                    throw error
-                }
-            }
-            _ = try checked(values, store)
+            try key.withUnsafeBytes { try open(stored, store, key: $0, into: &values) }
         }
         return found != nil
+    }
+
+    /// ``opened(_:_:key:)`` into `values`, keeping its storage.
+    func open(
+        _ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer, into values: inout [Value]
+    ) throws {
+        do {
+            try sealer.open(stored, entity: store, key: key, into: &values)
+        } catch let error as PersistenceError where error.code == .authenticationFailed {
+            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
+            throw error
+        }
+        _ = try checked(values, store)
     }
 
     /// A record's values from its stored bytes; a record that fails authentication is logged and counted.
@@ -175,9 +180,11 @@ extension LMDBContext {
             }
             return
         }
+        // One array for the whole scan, refilled in place while no visitor keeps it (see `LMDBContext.forEach`).
+        var values: [Value] = []
         try transaction.forEach(store.dbi) { key, stored in
             try cancellation?.check()
-            let values = try opened(stored, store, key: key)
+            try open(stored, store, key: key, into: &values)
             guard condition?.matches(values) ?? true else { return true }
             return try visit(key, values)
         }

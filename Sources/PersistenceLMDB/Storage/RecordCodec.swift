@@ -63,20 +63,13 @@ enum RecordCodec {
     /// that decodes record after record allocates no array per record.
     static func decode(_ bytes: UnsafeRawBufferPointer, into values: inout [Value]) throws {
         var reader = Reader(bytes: bytes)
-        let count = try reader.varint()
-        guard count <= UInt64(bytes.count) else { throw damaged() }
-        values.removeAll(keepingCapacity: true)
-        values.reserveCapacity(Int(count))
-        for _ in 0..<count {
-            switch try reader.byte() {
-            case 0: values.append(.null)
-            case 1: values.append(.integer(Int64(littleEndian: try reader.fixed())))
-            case 2: values.append(.real(Double(bitPattern: UInt64(littleEndian: try reader.fixed()))))
-            case 3: values.append(.text(String(decoding: try reader.slice(), as: UTF8.self)))
-            case 4: values.append(.blob(Data(try reader.slice())))
-            default: throw damaged()
-            }
-        }
+        let stored = try reader.varint()
+        guard stored <= UInt64(bytes.count) else { throw damaged() }
+        let count = Int(stored)
+        // Assigning in place: emptying and appending costs more than the values themselves. On a damaged record
+        // the array is left part old, part new — callers throw it away with the error.
+        if values.count != count { values = Array(repeating: .null, count: count) }
+        for index in 0..<count { values[index] = try reader.value() }
         guard reader.isAtEnd else { throw damaged() }
     }
 
@@ -103,7 +96,17 @@ enum RecordCodec {
             return bytes[offset]
         }
 
+        @inline(__always)
         mutating func varint() throws -> UInt64 {
+            // Lengths and counts under 128 — nearly all — are one byte.
+            if offset < bytes.count, bytes[offset] < 0x80 {
+                offset += 1
+                return UInt64(bytes[offset - 1])
+            }
+            return try longVarint()
+        }
+
+        mutating func longVarint() throws -> UInt64 {
             var result: UInt64 = 0
             for shift in stride(from: 0, to: 64, by: 7) {
                 let next = try byte()
@@ -113,21 +116,33 @@ enum RecordCodec {
             throw damaged()
         }
 
+        /// One tagged value.
+        @inline(__always)
+        mutating func value() throws -> Value {
+            switch try byte() {
+            case 0: .null
+            case 1: .integer(Int64(littleEndian: try fixed()))
+            case 2: .real(Double(bitPattern: UInt64(littleEndian: try fixed())))
+            case 3: .text(try slice().withMemoryRebound(to: UInt8.self) { String(decoding: $0, as: UTF8.self) })
+            case 4: .blob(Data(try slice()))
+            default: throw damaged()
+            }
+        }
+
         mutating func fixed<T: FixedWidthInteger>() throws -> T {
             let size = MemoryLayout<T>.size
             guard bytes.count - offset >= size else { throw damaged() }
-            var value = T.zero
-            let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + size)])
-            withUnsafeMutableBytes(of: &value) { $0.copyMemory(from: source) }
+            let value = bytes.loadUnaligned(fromByteOffset: offset, as: T.self)
             offset += size
             return value
         }
 
-        mutating func slice() throws -> UnsafeRawBufferPointer.SubSequence {
+        @inline(__always)
+        mutating func slice() throws -> UnsafeRawBufferPointer {
             let length = try varint()
             guard length <= UInt64(bytes.count - offset) else { throw damaged() }
             defer { offset += Int(length) }
-            return bytes[offset..<(offset + Int(length))]
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Int(length))])
         }
     }
 }

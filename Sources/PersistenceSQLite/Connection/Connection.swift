@@ -15,7 +15,13 @@ enum StatementKey: Hashable {
 /// transaction at a time, under its writer lock or from its reader pool.
 final class Connection {
     let handle: OpaquePointer
-    private var statements: [StatementKey: Statement] = [:]
+    /// Statements of the model's table mappings, at `index × operations + operation`: a typed operation finds its
+    /// statement without hashing a key. (A migration's mappings, with negative indexes, use `statements`.)
+    ///
+    /// Exclusivity is unchecked on the caches: a connection serves one transaction on one thread, and no access to
+    /// them overlaps another (the check cost more than the look-up).
+    @exclusivity(unchecked) private var tableStatements: [Statement?] = []
+    @exclusivity(unchecked) private var statements: [StatementKey: Statement] = [:]
     private var sqlStatementCount = 0
     /// The most statements from free SQL text kept prepared; past this the SQL ones are dropped.
     private static let sqlCacheLimit = 256
@@ -54,6 +60,7 @@ final class Connection {
     func close() {
         guard isOpen else { return }
         isOpen = false
+        tableStatements.removeAll()
         statements.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -64,6 +71,9 @@ final class Connection {
     /// prepared for this use only: resetting the cached one would restart the iteration under its caller.
     @inline(__always)
     func statement(_ key: StatementKey, _ sql: () -> String) throws -> Statement {
+        if case .table(let index, let operation) = key, index >= 0 {
+            return try tableStatement(index * TableMapping.Operation.allCases.count + operation.rawValue, sql)
+        }
         if let cached = statements[key] {
             guard cached.isIterating else { return cached }
             return try Statement(db: handle, sql: sql(), persistent: false)
@@ -77,6 +87,21 @@ final class Connection {
             sqlStatementCount += 1
         }
         statements[key] = statement
+        return statement
+    }
+
+    /// The cached statement in slot `slot` of `tableStatements`, prepared on first use (see `statement(_:_:)`).
+    @inline(__always)
+    private func tableStatement(_ slot: Int, _ sql: () -> String) throws -> Statement {
+        if slot < tableStatements.count, let cached = tableStatements[slot] {
+            guard cached.isIterating else { return cached }
+            return try Statement(db: handle, sql: sql(), persistent: false)
+        }
+        let statement = try Statement(db: handle, sql: sql(), persistent: true)
+        if slot >= tableStatements.count {
+            tableStatements.append(contentsOf: repeatElement(nil, count: slot + 1 - tableStatements.count))
+        }
+        tableStatements[slot] = statement
         return statement
     }
 

@@ -11,8 +11,9 @@ final class Statement {
     private let db: OpaquePointer
     let columnCount: Int32
     /// Whether a caller is stepping through the rows while other code may use the connection (see
-    /// `Connection.statement(_:_:)`).
-    var isIterating = false
+    /// `Connection.statement(_:_:)`). Unchecked exclusivity: read on every cache hit, and a statement serves one
+    /// connection's one thread.
+    @exclusivity(unchecked) var isIterating = false
 
     /// Prepares exactly one statement.
     /// - Throws: `PersistenceError/Code/invalidStatement` when `sql` holds more than one statement.

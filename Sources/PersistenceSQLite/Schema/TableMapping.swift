@@ -5,7 +5,7 @@ import PersistenceCore
 /// Identifiers come only from the schema and are always quoted; values are always bound by index.
 final class TableMapping: Sendable {
     /// The fixed statements every entity has.
-    enum Operation: Hashable {
+    enum Operation: Int, Hashable, CaseIterable {
         case insert, update, selectByID, selectStamp, deleteByID
     }
 

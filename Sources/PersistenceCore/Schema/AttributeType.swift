@@ -74,17 +74,21 @@ extension AttributeDescription {
     /// the attribute's storage class otherwise — an integer is accepted by a real attribute (converted when exact),
     /// a `Bool` attribute takes only 0 and 1.
     public func conforming(_ value: Value) -> Value? {
-        switch (value, type.storageClass) {
-        case (.null, _): return isOptional ? .null : nil
-        case (.integer(let integer), .integer): return type == .bool && integer != 0 && integer != 1 ? nil : value
-        case (.integer(let integer), .real):
-            guard let real = Double(exactly: integer) else { return nil }
-            return .real(real)
-        case (.real, .real), (.text, .text), (.blob, .blob): return value
-        default: return nil
-        }
+        guard accepts(value) else { return nil }
+        // An integer for a real attribute: `accepts` checked it converts exactly.
+        if case .integer(let integer) = value, type.storageClass == .real { return .real(Double(integer)) }
+        return value
     }
 
-    /// Whether ``conforming(_:)`` accepts `value`.
-    public func accepts(_ value: Value) -> Bool { conforming(value) != nil }
+    /// Whether ``conforming(_:)`` accepts `value`. (Checked for every value an entity's own `encode(to:)` writes:
+    /// it copies nothing.)
+    public func accepts(_ value: Value) -> Bool {
+        switch (value, type.storageClass) {
+        case (.null, _): isOptional
+        case (.integer(let integer), .integer): type != .bool || integer == 0 || integer == 1
+        case (.integer(let integer), .real): Double(exactly: integer) != nil
+        case (.real, .real), (.text, .text), (.blob, .blob): true
+        default: false
+        }
+    }
 }

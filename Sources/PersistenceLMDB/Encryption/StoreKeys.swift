@@ -186,12 +186,21 @@ final class StoreKeys: Sendable {
     func seal(_ plaintext: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer, nonce: Nonce) throws
         -> Data
     {
-        var sealed = Data(count: sealedByteCount(plaintext.count))
-        let result = sealed.withUnsafeMutableBytes { output -> Int32 in
-            seal(plaintext, authenticating: aad, nonce: nonce, into: output)
+        try withSealed(plaintext, authenticating: aad, nonce: nonce) { Data($0) }
+    }
+
+    /// ``seal(_:authenticating:nonce:)`` into temporary memory (on the stack when small) that `body` reads: a
+    /// write hands the bytes to LMDB, which copies them, without a `Data` per record.
+    func withSealed<R>(
+        _ plaintext: UnsafeRawBufferPointer, authenticating aad: UnsafeRawBufferPointer, nonce: Nonce,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        try withUnsafeTemporaryAllocation(byteCount: sealedByteCount(plaintext.count), alignment: 16) { output in
+            guard seal(plaintext, authenticating: aad, nonce: nonce, into: output) == 0 else {
+                throw PersistenceError(.invalidValue, "a value could not be encrypted")
+            }
+            return try body(UnsafeRawBufferPointer(output))
         }
-        guard result == 0 else { throw PersistenceError(.invalidValue, "a value could not be encrypted") }
-        return sealed
     }
 
     /// Seals into `output`, exactly ``sealedByteCount(_:)`` bytes; returns 0 on success.
@@ -287,27 +296,34 @@ final class StoreKeys: Sendable {
     /// Indexes store this instead of the value, so equality lookups work while the index reveals nothing but
     /// which records share a value. The full 32 bytes are kept so distinct values practically never collide.
     func indexHash(_ bytes: UnsafeRawBufferPointer) -> Data {
+        withIndexHash(bytes) { Data($0) }
+    }
+
+    /// Calls `body` with the index hash of `bytes`, in temporary memory valid only during the call.
+    func withIndexHash<R>(_ bytes: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let stateBytes = memory.byteCount - hashStateOffset
         let message = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-        var hash = Data(count: IndexHashing.outputByteCount)
-        withUnsafeTemporaryAllocation(byteCount: stateBytes, alignment: 64) { state in
-            guard let stateBase = state.baseAddress else { return }
+        return try withUnsafeTemporaryAllocation(byteCount: stateBytes + IndexHashing.outputByteCount, alignment: 64) {
+            scratch in
+            // A non-empty allocation always has an address.
+            let stateBase = scratch.baseAddress.unsafelyUnwrapped
+            let output = UnsafeMutableRawBufferPointer(
+                start: stateBase + stateBytes, count: IndexHashing.outputByteCount)
+            let out = output.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self)
             stateBase.copyMemory(from: memory.base + hashStateOffset, byteCount: stateBytes)
-            defer { sodium_memzero(stateBase, stateBytes) }
-            hash.withUnsafeMutableBytes { output in
-                guard let out = output.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-                switch indexHashing {
-                case .hmacSHA256:
-                    let typed = stateBase.assumingMemoryBound(to: crypto_auth_hmacsha256_state.self)
-                    crypto_auth_hmacsha256_update(typed, message, UInt64(bytes.count))
-                    crypto_auth_hmacsha256_final(typed, out)
-                case .blake2b:
-                    persistence_blake2b_update(stateBase, message, UInt64(bytes.count))
-                    persistence_blake2b_final(stateBase, out, IndexHashing.outputByteCount)
-                }
+            switch indexHashing {
+            case .hmacSHA256:
+                let typed = stateBase.assumingMemoryBound(to: crypto_auth_hmacsha256_state.self)
+                crypto_auth_hmacsha256_update(typed, message, UInt64(bytes.count))
+                crypto_auth_hmacsha256_final(typed, out)
+            case .blake2b:
+                persistence_blake2b_update(stateBase, message, UInt64(bytes.count))
+                persistence_blake2b_final(stateBase, out, IndexHashing.outputByteCount)
             }
+            // The keyed state is as secret as the key; the hash is stored anyway.
+            sodium_memzero(stateBase, stateBytes)
+            return try body(UnsafeRawBufferPointer(output))
         }
-        return hash
     }
 
     private var valueKey: UnsafePointer<UInt8> { UnsafePointer(memory.base.assumingMemoryBound(to: UInt8.self)) }

@@ -56,8 +56,13 @@ extension LMDBContext {
         return values
     }
 
-    func seal(_ values: [Value], key: Data, _ store: EntityStore) throws -> Data {
-        try sealer.seal(values, entity: store, key: key) { try nextNonce() }
+    /// Stores a record's sealed bytes at `key`; `false` when `flags` has `MDB_NOOVERWRITE` and the key exists.
+    @discardableResult
+    func putRecord(_ values: [Value], key: Data, _ store: EntityStore, flags: Int32 = 0) throws -> Bool {
+        let write = { (sealed: UnsafeRawBufferPointer) in
+            try self.transaction.put(store.dbi, key, bytes: sealed, flags: flags)
+        }
+        return try sealer.withSealed(values, entity: store, key: key, nonce: nextNonce, write)
     }
 
     /// The next nonce of this write, continuing from the counter the meta database holds.
@@ -80,7 +85,7 @@ extension LMDBContext {
     func insert(_ values: [Value], into store: EntityStore) throws {
         let key = try recordKey(values[store.layout.primaryKeyIndex], store)
         try checkUnique(values, key: key, store)
-        guard try transaction.put(store.dbi, key, seal(values, key: key, store), flags: MDB_NOOVERWRITE) else {
+        guard try putRecord(values, key: key, store, flags: MDB_NOOVERWRITE) else {
             throw PersistenceError(.duplicateKey, "a '\(store.layout.entity.name)' record has that primary key")
         }
         try addIndexes(values, key: key, store)
@@ -89,7 +94,7 @@ extension LMDBContext {
     func replace(_ old: [Value], with values: [Value], key: Data, in store: EntityStore) throws {
         try checkUnique(values, key: key, store)
         try removeIndexes(old, key: key, store)
-        try transaction.put(store.dbi, key, seal(values, key: key, store))
+        try putRecord(values, key: key, store)
         try addIndexes(values, key: key, store)
     }
 
@@ -114,8 +119,9 @@ extension LMDBContext {
 
     func addIndexes(_ values: [Value], key: Data, _ store: EntityStore) throws {
         for index in store.indexes {
-            guard let indexKey = indexKey(values, index) else { continue }
-            try transaction.put(index.dbi, indexKey, key)
+            try sealer.withIndexKey(of: values, in: index) { indexKey in
+                try key.withUnsafeBytes { try transaction.put(index.dbi, keyBytes: indexKey, bytes: $0) }
+            }
         }
     }
 

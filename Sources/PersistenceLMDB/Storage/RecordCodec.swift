@@ -7,7 +7,7 @@ import PersistenceCore
 /// little-endian IEEE double · `3` + varint length + UTF-8 · `4` + varint length + bytes. The count lets a record
 /// written by an older schema be read for migration.
 enum RecordCodec {
-    static func encode(_ values: [Value]) -> [UInt8] {
+    static func encode<C: Collection<Value>>(_ values: C) -> [UInt8] {
         // Bytes, not Data: appending to Data goes through checks per call that cost more than the bytes.
         var out: [UInt8] = []
         out.reserveCapacity(values.reduce(1) { $0 + encodedSizeBound($1) })

@@ -89,14 +89,26 @@ final class Transaction {
     /// `MDB_NODUPDATA` and the key (or pair) exists.
     @discardableResult
     func put(_ dbi: MDB_dbi, _ key: Data, _ value: Data, flags: Int32 = 0) throws -> Bool {
-        try key.withMDBVal { keyVal in
-            try value.withMDBVal { valueVal in
-                let code = mdb_put(handle, dbi, &keyVal, &valueVal, UInt32(flags))
-                if code == MDB_KEYEXIST { return false }
-                try check(code, "could not write a value")
-                return true
-            }
-        }
+        try value.withUnsafeBytes { try put(dbi, key, bytes: $0, flags: flags) }
+    }
+
+    /// ``put(_:_:_:flags:)`` of bytes LMDB copies before returning.
+    @discardableResult
+    func put(_ dbi: MDB_dbi, _ key: Data, bytes: UnsafeRawBufferPointer, flags: Int32 = 0) throws -> Bool {
+        try key.withUnsafeBytes { try put(dbi, keyBytes: $0, bytes: bytes, flags: flags) }
+    }
+
+    /// ``put(_:_:_:flags:)`` of a key and value LMDB copies before returning.
+    @discardableResult
+    func put(_ dbi: MDB_dbi, keyBytes: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer, flags: Int32 = 0) throws
+        -> Bool
+    {
+        var keyVal = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
+        var valueVal = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+        let code = mdb_put(handle, dbi, &keyVal, &valueVal, UInt32(flags))
+        if code == MDB_KEYEXIST { return false }
+        try check(code, "could not write a value")
+        return true
     }
 
     /// Deletes `key` (or, in a sorted-duplicates database, the pair `key`/`value`); returns whether it existed.

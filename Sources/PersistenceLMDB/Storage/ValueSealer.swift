@@ -15,9 +15,22 @@ struct ValueSealer: Sendable {
 
     /// The stored bytes of a record; `nonce` is asked for only when the store is encrypted.
     func seal(_ values: [Value], entity: EntityStore, key: Data, nonce: () throws -> Nonce) throws -> Data {
-        guard keys != nil else { return Data(RecordCodec.encode(values)) }
+        try withSealed(values, entity: entity, key: key, nonce: nonce) { Data($0) }
+    }
+
+    /// Calls `body` with the stored bytes of a record, in temporary memory valid only during the call (what a write
+    /// hands to LMDB, which copies them).
+    func withSealed<R>(
+        _ values: [Value], entity: EntityStore, key: Data, nonce: () throws -> Nonce,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        let encoded = RecordCodec.encode(values)
+        guard let keys else { return try encoded.withUnsafeBytes(body) }
+        let nonce = try nonce()
         return try key.withUnsafeBytes { key in
-            try entity.withAuthenticatedData(for: key) { try seal(values, authenticating: $0, nonce: nonce) }
+            try entity.withAuthenticatedData(for: key) { aad in
+                try encoded.withUnsafeBytes { try keys.withSealed($0, authenticating: aad, nonce: nonce, body) }
+            }
         }
     }
 
@@ -52,17 +65,24 @@ struct ValueSealer: Sendable {
     }
 
     func indexKey(_ values: [Value]) -> Data {
+        withIndexKey(values) { Data($0) }
+    }
+
+    /// Calls `body` with the index key of `values` (in their order), in temporary memory valid only during the call.
+    func withIndexKey<C: Collection<Value>, R>(_ values: C, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows
+        -> R
+    {
         let encoded = RecordCodec.encode(values)
-        return encoded.withUnsafeBytes { encoded in
-            if let keys { return keys.indexHash(encoded) }
-            var digest = Data(count: Int(crypto_hash_sha256_BYTES))
-            digest.withUnsafeMutableBytes { digest in
-                guard let out = digest.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        return try encoded.withUnsafeBytes { encoded in
+            if let keys { return try keys.withIndexHash(encoded, body) }
+            let digestBytes = Int(crypto_hash_sha256_BYTES)
+            return try withUnsafeTemporaryAllocation(byteCount: digestBytes, alignment: 1) { digest in
+                // A non-empty allocation always has an address.
+                let out = digest.baseAddress.unsafelyUnwrapped.assumingMemoryBound(to: UInt8.self)
                 _ = crypto_hash_sha256(
-                    out,
-                    encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(encoded.count))
+                    out, encoded.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(encoded.count))
+                return try body(UnsafeRawBufferPointer(digest))
             }
-            return digest
         }
     }
 
@@ -72,8 +92,16 @@ struct ValueSealer: Sendable {
     /// The one definition of what an index holds for a record: writes, migrations and verification all use it,
     /// so they can't drift.
     func indexKey(of values: [Value], in index: EntityStore.IndexStore) -> Data? {
-        let indexed = index.positions.map { values[$0] }
+        withIndexKey(of: values, in: index) { Data($0) }
+    }
+
+    /// ``indexKey(of:in:)`` in temporary memory, for `body`; `nil` (and `body` not called) when an indexed value is
+    /// `nil`.
+    func withIndexKey<R>(
+        of values: [Value], in index: EntityStore.IndexStore, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) rethrows -> R? {
+        let indexed = index.positions.lazy.map { values[$0] }
         guard !indexed.contains(where: \.isNull) else { return nil }
-        return indexKey(indexed)
+        return try withIndexKey(indexed, body)
     }
 }

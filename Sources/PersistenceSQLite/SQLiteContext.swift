@@ -179,11 +179,17 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
     @inlinable
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
         var entities: [E] = []
-        try forEach(type, query: query) { entities.append($0) }
+        try forEachDecoded(type, query: query) { entities.append($0) }
         return entities
     }
 
     public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
+        try forEachDecoded(type, query: query) { try body($0) }
+    }
+
+    /// ``forEach(_:query:_:)`` handing each entity over to `body`: an array appends it without a copy.
+    @usableFromInline
+    func forEachDecoded<E: Entity>(_ type: E.Type, query: Query, _ body: (consuming E) throws -> Void) throws {
         let reader = reader(for: try mappings.mapping(for: E.self))
         try forEachRow(of: type, query: query) { statement, _ in
             reader.refill { statement.readRow(into: &$0) }

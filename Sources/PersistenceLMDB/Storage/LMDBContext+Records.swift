@@ -24,7 +24,8 @@ extension LMDBContext {
         return found != nil
     }
 
-    /// ``opened(_:_:key:)`` into `values`, keeping its storage.
+    /// A record's values from its stored bytes into `values`, keeping its storage; a record that fails
+    /// authentication is logged and counted.
     func open(
         _ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer, into values: inout [Value]
     ) throws {
@@ -37,16 +38,13 @@ extension LMDBContext {
         _ = try checked(values, store)
     }
 
-    /// A record's values from its stored bytes; a record that fails authentication is logged and counted.
+    /// A record's values from its stored bytes, in a new array (see ``open(_:_:key:into:)``).
     func opened(_ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer) throws
         -> [Value]
     {
-        do {
-            return try checked(sealer.open(stored, entity: store, key: key), store)
-        } catch let error as PersistenceError where error.code == .authenticationFailed {
-            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
-            throw error
-        }
+        var values: [Value] = []
+        try open(stored, store, key: key, into: &values)
+        return values
     }
 
     func checked(_ values: [Value], _ store: EntityStore) throws -> [Value] {

@@ -180,7 +180,7 @@ struct StoreOpening {
     private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction, sealer: ValueSealer) throws
         -> MigrationReport?
     {
-        let storedVersion = try StoreMetadata.readNumber(.schemaVersion, meta, transaction) ?? 0
+        let storedVersion = try StoreMetadata.requiredNumber(.schemaVersion, meta, transaction)
         guard storedVersion <= builder.schemaVersion else {
             throw PersistenceError(
                 .invalidConfiguration,
@@ -231,7 +231,7 @@ struct StoreOpening {
         }
         let run = try MigrationRun(
             stored: stored, current: layouts, transaction: transaction, environment: environment, sealer: sealer,
-            nonceCounter: StoreMetadata.readNumber(.nonceCounter, meta, transaction) ?? 0,
+            nonceCounter: sealer.isEncrypted ? StoreMetadata.requiredNumber(.nonceCounter, meta, transaction) : 0,
             progress: builder.migrationProgress)
         if runsBlock, let block = builder.migrationBlock {
             let migration = Migration(run: run, oldSchemaVersion: version, newSchemaVersion: builder.schemaVersion)

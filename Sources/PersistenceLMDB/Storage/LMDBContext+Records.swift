@@ -69,7 +69,7 @@ extension LMDBContext {
             try nonces
             ?? NonceSequence(
                 startingAt: transaction.environment.nonceStart(
-                    persisted: StoreMetadata.readNumber(.nonceCounter, metaDBI, transaction) ?? 0))
+                    persisted: StoreMetadata.requiredNumber(.nonceCounter, metaDBI, transaction)))
         defer { nonces = sequence }
         return try sequence.next()
     }
@@ -108,6 +108,10 @@ extension LMDBContext {
             guard let indexKey = indexKey(values, index), let owner = try transaction.get(index.dbi, indexKey),
                 owner != key
             else { continue }
+            // The entry must name a record that holds those values; one that doesn't is damage, not a violation.
+            guard let ownerValues = try load(owner, store), self.indexKey(ownerValues, index) == indexKey else {
+                throw damagedIndex(index, of: store, key: owner, "files a record under values it doesn't hold")
+            }
             throw PersistenceError(
                 .uniqueViolation,
                 "a '\(store.layout.entity.name)' record already has those values in "
@@ -117,16 +121,26 @@ extension LMDBContext {
 
     func addIndexes(_ values: [Value], key: Data, _ store: EntityStore) throws {
         for index in store.indexes {
-            try sealer.withIndexKey(of: values, in: index) { indexKey in
+            _ = try sealer.withIndexKey(of: values, in: index) { indexKey in
                 try key.withUnsafeBytes { try transaction.put(index.dbi, keyBytes: indexKey, bytes: $0) }
             }
         }
     }
 
+    /// Removes a stored record's index entries. Each must be there, naming the record: an entry that is missing, or
+    /// (unique) names another record, is damage — said as `corrupt`, never a write that leaves another record's
+    /// entry gone or a stale one behind.
     func removeIndexes(_ values: [Value], key: Data, _ store: EntityStore) throws {
         for index in store.indexes {
             guard let indexKey = indexKey(values, index) else { continue }
-            try transaction.delete(index.dbi, indexKey, value: index.index.isUnique ? nil : key)
+            let removed: Bool
+            if index.index.isUnique {
+                // LMDB ignores the value when deleting from a database without duplicates: check the owner first.
+                removed = try transaction.get(index.dbi, indexKey) == key && transaction.delete(index.dbi, indexKey)
+            } else {
+                removed = try transaction.delete(index.dbi, indexKey, value: key)
+            }
+            guard removed else { throw damagedIndex(index, of: store, key: key, "has no entry for a record it holds") }
         }
     }
 
@@ -176,10 +190,19 @@ extension LMDBContext {
         _ condition: ResolvedCondition?, _ store: EntityStore,
         _ visit: (UnsafeRawBufferPointer, [Value]) throws -> Bool
     ) throws {
-        if let condition, let keys = try candidates(condition, store) {
-            for key in keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+        if let condition, let answer = try candidates(condition, store) {
+            for key in answer.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 try cancellation?.check()
-                guard let values = try load(key, store), condition.matches(values) else { continue }
+                // In a sound store every key an index holds names a record whose indexed values are the ones
+                // looked up: anything else is damage, said as such — never a record quietly left out.
+                guard let values = try load(key, store) else {
+                    throw damagedIndex(answer.index, of: store, key: key, "names no record")
+                }
+                guard answer.answered.matches(values) else {
+                    throw damagedIndex(answer.index, of: store, key: key, "files a record under values it doesn't hold")
+                }
+                // The rest of a compound condition may legitimately not hold.
+                guard condition.matches(values) else { continue }
                 guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
             }
             return
@@ -194,16 +217,28 @@ extension LMDBContext {
         }
     }
 
+    /// What an index answered of a condition: the primary keys it holds for the looked-up values, and the part of
+    /// the condition it answered. Every record it names must satisfy that part; the rest of the condition may not.
+    struct IndexAnswer {
+        let keys: Set<Data>
+        let answered: ResolvedCondition
+        let index: EntityStore.IndexStore
+    }
+
     /// Primary keys an index narrows `condition` to, or `nil` when no index applies (then the caller scans).
-    func candidates(_ condition: ResolvedCondition, _ store: EntityStore) throws -> Set<Data>? {
+    func candidates(_ condition: ResolvedCondition, _ store: EntityStore) throws -> IndexAnswer? {
         switch condition {
         case .comparison(let at, .equal, let value):
-            return try lookup([value], at: at, store)
+            return try lookup([value], at: at, store).map {
+                IndexAnswer(keys: $0.keys, answered: condition, index: $0.index)
+            }
         case .oneOf(let at, let values):
-            return try lookup(values, at: at, store)
+            return try lookup(values, at: at, store).map {
+                IndexAnswer(keys: $0.keys, answered: condition, index: $0.index)
+            }
         case .and(let conditions):
             for condition in conditions {
-                if let keys = try candidates(condition, store) { return keys }
+                if let answer = try candidates(condition, store) { return answer }
             }
             return nil
         default:
@@ -213,7 +248,9 @@ extension LMDBContext {
 
     /// Keys of records whose attribute at `at` equals one of `values`, through its index; `nil` when there is no
     /// index or a value can't be looked up exactly (`nil`, or another storage class that compares numerically).
-    func lookup(_ values: [Value], at position: Int, _ store: EntityStore) throws -> Set<Data>? {
+    func lookup(_ values: [Value], at position: Int, _ store: EntityStore) throws
+        -> (keys: Set<Data>, index: EntityStore.IndexStore)?
+    {
         guard let index = store.index(on: position) else { return nil }
         let storage = store.layout.types[position].storageClass
         guard values.allSatisfy({ $0.storageClass == storage }) else { return nil }
@@ -227,6 +264,19 @@ extension LMDBContext {
                 keys.formUnion(try transaction.duplicates(index.dbi, indexKey))
             }
         }
-        return keys
+        return (keys, index)
+    }
+
+    /// The `corrupt` error for an index entry that can't be right: it names the entity, the index and the primary key
+    /// the entry holds (the key is stored in the clear; no attribute value is named).
+    func damagedIndex(_ index: EntityStore.IndexStore, of store: EntityStore, key: Data, _ what: String)
+        -> PersistenceError
+    {
+        let entity = store.layout.entity.name
+        let primaryKey = LMDBVerifier.keyText(key, store.layout.types[store.layout.primaryKeyIndex]) ?? "(unreadable)"
+        return PersistenceError(
+            .corrupt,
+            "the index '\(index.index.name(in: entity))' of '\(entity)' \(what) (primary key \(primaryKey)); the store "
+                + "is damaged: verify() lists every damaged entry")
     }
 }

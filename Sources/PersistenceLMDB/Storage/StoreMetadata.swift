@@ -41,6 +41,15 @@ enum StoreMetadata {
         return try number(from: data)
     }
 
+    /// A number every store of a format holds from its creation (the schema version; an encrypted store's nonce
+    /// counter): a missing one is damage, never a default — restarting the nonce counter could reuse nonces.
+    static func requiredNumber(_ key: Key, _ dbi: MDB_dbi, _ transaction: Transaction) throws -> UInt64 {
+        guard let number = try readNumber(key, dbi, transaction) else {
+            throw PersistenceError(.corrupt, "the store's metadata has no '\(key.rawValue)': the store is damaged")
+        }
+        return number
+    }
+
     /// A number's stored bytes: 8 bytes, big-endian; anything else is a `corrupt` error.
     static func number(from data: Data) throws -> UInt64 {
         guard data.count == 8 else { throw PersistenceError(.corrupt, "the store's metadata is damaged") }

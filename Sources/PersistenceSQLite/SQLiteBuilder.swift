@@ -97,7 +97,9 @@ public struct SQLiteBuilder: DatabaseBuilder {
             try StoreLocation.validate(name: databaseName)
             path = ":memory:"
         } else {
-            path = try storeFile().path
+            let file = try storeFile()
+            StoreBackup.removeAbandonedCopies(of: file)
+            path = file.path
         }
         return try SQLiteDatabase(
             path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,

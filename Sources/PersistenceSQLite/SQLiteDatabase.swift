@@ -92,6 +92,8 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         try StoreFiles.delete(
             named: name, in: directory, fileExtension: "sqlite", companions: ["-wal", "-shm", "-journal"]
         ) { file in
+            // A killed backup's temporary copy is the user's data too.
+            if StoreBackup.isTemporaryCopy(file, ofStore: name) { return true }
             // <name>.v<digits>.sqlite-backup
             guard file.hasPrefix(name + ".v"), file.hasSuffix(".sqlite-backup") else { return false }
             let version = file.dropFirst(name.count + 2).dropLast(".sqlite-backup".count)

@@ -69,6 +69,12 @@ struct MigrationKillTests {
                 try #require(
                     summary.consistent && summary.records == records,
                     "round \(round): \(summary) after \(termination), worker said \(output): \(worker.errors)")
+                // A kill during SQLite's backup leaves a temporary copy of the user's data: the check's open removes
+                // it (a copy is `.<store>.v1.sqlite-backup.<UUID>.partial`, with its journal).
+                let leftovers = try FileManager.default.contentsOfDirectory(atPath: store.path).filter {
+                    $0.contains(".partial")
+                }
+                try #require(leftovers.isEmpty, "round \(round): a partial copy survived an open: \(leftovers)")
                 if summary.state == "old" {
                     try #require(!output.contains { $0.hasPrefix("migrated") }, "an acknowledged migration was lost")
                 }

@@ -155,4 +155,41 @@ struct SQLiteMigrationTests {
             #expect(try contents(of: directory) == ["Items.sqlite"])
         }
     }
+
+    /// What a process killed while copying the store before a heavyweight migration leaves: the temporary copy and
+    /// its journal — a copy of the user's data.
+    static func abandonCopy(in directory: URL, store: String = "Items") throws -> [String] {
+        let copy = ".\(store).v1.sqlite-backup.\(UUID().uuidString).partial"
+        try Data("user data".utf8).write(to: directory.appendingPathComponent(copy))
+        try Data("journal".utf8).write(to: directory.appendingPathComponent(copy + "-journal"))
+        return [copy, copy + "-journal"]
+    }
+
+    @Test func anOpenRemovesACopyAKilledBackupLeftAndKeepsOneUnderWay() throws {
+        try withTemporaryDirectory { directory in
+            try seed(directory)
+            let abandoned = try Self.abandonCopy(in: directory)
+            let underWay = try Self.abandonCopy(in: directory)
+            let otherStores = try Self.abandonCopy(in: directory, store: "Other")
+            // A backup under way in another process holds its copy's lock.
+            let lock = open(directory.appendingPathComponent(underWay[0]).path, O_RDWR)
+            #expect(lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) == 0)
+            defer { close(lock) }
+            _ = try builder(directory, Self.v1).create()
+            let files = try contents(of: directory)
+            #expect(abandoned.allSatisfy { !files.contains($0) }, "\(files)")
+            #expect(underWay.allSatisfy { files.contains($0) }, "\(files)")
+            #expect(otherStores.allSatisfy { files.contains($0) }, "another store's copy: \(files)")
+        }
+    }
+
+    @Test func deletingTheStoreRemovesCopiesAKilledBackupLeft() throws {
+        try withTemporaryDirectory { directory in
+            try seed(directory)
+            _ = try Self.abandonCopy(in: directory)
+            let otherStores = try Self.abandonCopy(in: directory, store: "Other")
+            #expect(try builder(directory, Self.v1).deleteStore())
+            #expect(try contents(of: directory) == otherStores.sorted())
+        }
+    }
 }

@@ -71,8 +71,10 @@ public struct LMDBBuilder: DatabaseBuilder {
     public var keyDerivation = KeyDerivation.rfc9106
     /// Brings a store written with an older ``schemaVersion`` up to the model, at ``create()``: called once with the
     /// store's version, inside the transaction that opens the store (see ``Migration``). Without a block, what the
-    /// schema difference can do alone is done (added and removed entities and attributes, declared defaults,
-    /// indexes); a change that needs code is `migrationFailed`, naming it, with the store unchanged.
+    /// schema difference can do alone is done, by the rules of an inferred SQL migration step (added and removed
+    /// entities and attributes, declared defaults, renames declared with ``Entity/previousAttributeNames`` and
+    /// ``Entity/previousName``, widening, indexes); a change that needs code is `migrationRequired`, naming it, with
+    /// the store unchanged. With a block, the same declarative changes are made around it.
     public var migrationBlock: MigrationBlock?
     /// Called on the opening thread as a migration goes through each entity's records (see ``MigrationProgress``).
     public var migrationProgress: MigrationProgressHandler?

@@ -34,12 +34,17 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     let aliasDBI: MDB_dbi
     let instrumentation: Instrumentation
     let runner = TransactionRunner(label: "persistence.lmdb")
+    /// What the migration run by ``LMDBBuilder/create()`` did (blocks and declared changes), or `nil` when the store
+    /// was created or was already at the builder's schema version (or only the version changed).
+    public let migrationReport: MigrationReport?
 
     init(
         fileURL: URL, environment: Environment, registration: StoreFiles.StoreRegistration, stores: EntityStores,
-        sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi, instrumentation: Instrumentation
+        sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi, instrumentation: Instrumentation,
+        migrationReport: MigrationReport? = nil
     ) {
         self.instrumentation = instrumentation
+        self.migrationReport = migrationReport
         self.fileURL = fileURL
         self.storeEnvironment = environment
         self.registration = registration

@@ -97,7 +97,8 @@ struct StoreOpening {
             return LMDBDatabase(
                 fileURL: file, environment: environment, registration: registration,
                 stores: EntityStores(model: builder.model, stores: stores),
-                sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, instrumentation: builder.instrumentation)
+                sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, instrumentation: builder.instrumentation,
+                migrationReport: migration)
         }
     }
 
@@ -208,9 +209,8 @@ struct StoreOpening {
             return try migrate(
                 from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: false)
         }
-        var report = MigrationReport(
-            fromVersion: Int(clamping: storedVersion), toVersion: Int(clamping: builder.schemaVersion), changes: [],
-            entities: [])
+        // Only the version changes: nothing to report, as on the SQL backends.
+        var report: MigrationReport?
         if builder.migrationBlock != nil || !difference.isEmpty || reordered {
             report = try migrate(
                 from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: true)
@@ -246,16 +246,20 @@ struct StoreOpening {
                 throw Self.blockFailed(error, from: version, to: builder.schemaVersion)
             }
         } else {
+            // The same answer as an inferred step on the SQL backends: `migrationRequired`, before any change.
             let blockers = try run.blockersWithoutCode()
             guard blockers.isEmpty else {
                 throw PersistenceError(
-                    .migrationFailed,
-                    "the store can't be migrated without a migration block: " + blockers.joined(separator: "; "))
+                    .migrationRequired,
+                    "migration step \(version) → \(builder.schemaVersion) can't be inferred: "
+                        + blockers.joined(separator: "; ") + "; give the builder a migrationBlock that converts them")
             }
         }
         try run.finish(meta: meta)
         try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
-        return try run.report(from: version, to: builder.schemaVersion)
+        return try run.report(
+            from: Int(clamping: version), to: Int(clamping: builder.schemaVersion),
+            ranBlock: runsBlock && builder.migrationBlock != nil)
     }
 
     /// What `create()` throws for an error of the migration block: `migrationFailed` keeping the cause, except a

@@ -76,9 +76,17 @@ public struct MigrationConformanceCheck: Sendable, CustomTestStringConvertible {
 /// The checks every backend with migrations must pass: inferred steps, mapping models, chains of both, progress,
 /// dry runs, failures that leave the store as it was, and user closures that run exactly once.
 public enum MigrationConformanceSuite {
-    /// Every check, in a stable order.
+    /// Every check, in a stable order: for backends with mapping-model migrations (SQLite, PostgreSQL).
     public static let checks: [MigrationConformanceCheck] =
-        InferredMigrationChecks.all + MappingModelChecks.all + ChainedMigrationChecks.all
+        declarativeChecks + MappingModelChecks.all + ChainedMigrationChecks.all
+
+    /// What every backend does alone, whatever its migration code looks like: the declarative changes (attributes
+    /// added with defaults and removed, attribute and entity renames declared with `previousAttributeNames` /
+    /// `previousName`, swaps, optional ↔ required, index and unique changes, widening), what each refuses, dry runs
+    /// and reports. A backend without mapping models (LMDB's migration blocks) runs these with `plan` holding no
+    /// mappings, and must migrate a store exactly as the SQL backends do: swapping the builder line never changes
+    /// what a migration does to data.
+    public static let declarativeChecks: [MigrationConformanceCheck] = InferredMigrationChecks.all
 }
 
 /// A store a check opened, with what the backend shows of it.

@@ -110,12 +110,7 @@ package struct MigrationStepPlan {
                         layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil, isMapped: true))
                 continue
             }
-            // Inferred: the source of the same name, or of the declared previous name (when no destination entity
-            // keeps that name itself).
-            var inferred = sources[name]
-            if inferred == nil, let previous = layout.previousName, !destinationNames.contains(previous) {
-                inferred = sources[previous]
-            }
+            let inferred = Self.continuedSource(of: layout, in: sources, destinationNames: destinationNames)
             guard let sourceLayout = inferred, !removed.contains(sourceLayout.entity.name) else {
                 destinations.append(
                     Destination(
@@ -124,12 +119,7 @@ package struct MigrationStepPlan {
             }
             let renames = Self.renames(of: layout, from: sourceLayout)
             let mapping = RecordMapping(from: sourceLayout, to: layout, renamed: renames)
-            if sourceLayout.entity.name != name {
-                renameClauses.append("entity '\(sourceLayout.entity.name)' renamed '\(name)'")
-            }
-            for (new, old) in renames.sorted(by: { $0.key < $1.key }) {
-                renameClauses.append("'\(name).\(old)' renamed '\(new)'")
-            }
+            renameClauses += Self.renameClauses(of: layout, from: sourceLayout, renames)
             renamedSources[sourceLayout.entity.name] = Self.renamed(sourceLayout.entity, to: name, renames)
             if let blocker = Self.blocker(mapping, mapped: [], requiresSameTypes: true) {
                 blockers.append(blocker)
@@ -160,6 +150,30 @@ package struct MigrationStepPlan {
             ).clauses
     }
 
+    /// The source entity a destination entity continues without a mapping: the one of its name, or of its declared
+    /// previous name (``Entity/previousName``) when no destination entity keeps that name itself. Every backend
+    /// applies declared renames by this rule.
+    package static func continuedSource(
+        of destination: RecordLayout, in sources: [String: RecordLayout], destinationNames: Set<String>
+    ) -> RecordLayout? {
+        if let source = sources[destination.entity.name] { return source }
+        guard let previous = destination.previousName, !destinationNames.contains(previous) else { return nil }
+        return sources[previous]
+    }
+
+    /// The report's clauses for the declared renames from `source` to `destination` (entity, then attributes).
+    package static func renameClauses(
+        of destination: RecordLayout, from source: RecordLayout, _ renames: [String: String]
+    ) -> [String] {
+        let name = destination.entity.name
+        var clauses: [String] = []
+        if source.entity.name != name { clauses.append("entity '\(source.entity.name)' renamed '\(name)'") }
+        for (new, old) in renames.sorted(by: { $0.key < $1.key }) {
+            clauses.append("'\(name).\(old)' renamed '\(new)'")
+        }
+        return clauses
+    }
+
     /// The declared renames of `destination` that apply from `source`: old names by new name, for attributes the
     /// source has by the old name and either not by the new one, or by the new one renamed away itself (names
     /// swapped). A declared previous name the source has already renamed (a plan's later step) doesn't apply.
@@ -172,7 +186,7 @@ package struct MigrationStepPlan {
     }
 
     /// `entity` with the renames applied, for comparing with the destination.
-    private static func renamed(_ entity: EntityDescription, to name: String, _ renames: [String: String])
+    package static func renamed(_ entity: EntityDescription, to name: String, _ renames: [String: String])
         -> EntityDescription
     {
         var copy = entity

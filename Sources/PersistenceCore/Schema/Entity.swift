@@ -46,14 +46,16 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// identifier). Defaults to `""`: not renamed. (Not an optional, so that `static let previousName = "Tag"`
     /// declares it: an optional requirement would silently keep its default for a `String` declaration.)
     ///
-    /// An inferred (lightweight) SQLite migration step moves the records of the entity named so to this one. Like
+    /// A migration without code for the entity (an inferred SQLite or PostgreSQL step; LMDB's migration, with or
+    /// without a block) moves the records of the entity named so to this one. Like
     /// defaults, it is not part of the stored schema; a name that the previous version doesn't have is ignored, so
     /// a later version may keep the declaration.
     static var previousName: String { get }
     /// Attributes this model version renamed: each attribute's name in the previous version, by its new name (Core
     /// Data's renaming identifiers). Defaults to none.
     ///
-    /// An inferred (lightweight) migration step (SQLite, PostgreSQL) moves each renamed attribute's values instead
+    /// A migration without code for the entity (an inferred SQLite or PostgreSQL step; LMDB's migration, with or
+    /// without a block) moves each renamed attribute's values instead
     /// of dropping the old attribute and adding the new one empty. Ignored for an attribute the previous version
     /// already has by its new name — unless that attribute is renamed away in the same version, so two attributes
     /// can swap names (`["a": "b", "b": "a"]`).

@@ -115,6 +115,8 @@ public final class Migration {
             throw PersistenceError(
                 .unknownEntity, "renameProperty needs '\(entity)' in both the stored schema and the model")
         }
+        // Declared in the model (`previousAttributeNames`) too: already applied, the same on every backend.
+        if pass.renamed[newName] == oldName { return }
         guard let oldAttribute = old.attribute(named: oldName) else {
             throw PersistenceError(.unknownAttribute, "the stored schema's '\(entity)' has no attribute '\(oldName)'")
         }

@@ -3,33 +3,17 @@ import Foundation
 import PersistenceCore
 
 extension MigrationRun {
-    /// What keeps a migration without code from running, by entity and attribute names, checked before any change:
-    /// a changed type, a new non-optional attribute or one no longer optional with no default, a changed primary
-    /// key — in entities that have records. Empty when it can run.
+    /// What keeps a migration without code from running, by entity and attribute names, checked before any change —
+    /// the rules of an inferred step on the SQL backends (``MigrationStepPlan/blocker(_:mapped:requiresSameTypes:)``):
+    /// a type changed other than by widening, an added attribute or one no longer optional with no default, a
+    /// changed primary key — in entities that have records. Empty when it can run.
     func blockersWithoutCode() throws -> [String] {
         var blockers: [String] = []
-        for change in difference.changedEntities {
-            guard let pass = entities[change.name], let layout = pass.new,
-                try transaction.count(pass.store.dbi) > 0
+        for name in order {
+            guard let pass = entities[name], let mapping = pass.mapping, try transaction.count(pass.store.dbi) > 0,
+                let blocker = MigrationStepPlan.blocker(mapping, mapped: [], requiresSameTypes: true)
             else { continue }
-            func hasDefault(_ attribute: String) -> Bool {
-                layout.position(of: attribute).flatMap { layout.defaults[$0] } != nil
-            }
-            for retyped in change.retypedAttributes {
-                blockers.append(
-                    "'\(change.name).\(retyped.name)' changed type from \(retyped.from.rawValue) to "
-                        + "\(retyped.to.rawValue); converting it needs a migration block")
-            }
-            for attribute in change.addedAttributes where !attribute.isOptional && !hasDefault(attribute.name) {
-                blockers.append(
-                    "'\(change.name).\(attribute.name)' was added, is not optional and has no default "
-                        + "(declare one in defaultValues, or set it in a migration block)")
-            }
-            for attribute in change.nowRequired where !hasDefault(attribute) {
-                blockers.append(
-                    "'\(change.name).\(attribute)' is no longer optional and has no default for records holding nil")
-            }
-            if change.primaryKeyChanged { blockers.append("the primary key of '\(change.name)' changed") }
+            blockers.append(blocker)
         }
         return blockers
     }
@@ -52,24 +36,32 @@ extension MigrationRun {
             let recordsChange =
                 change?.changesRecords == true || pass.mapping?.changesRecords == true || !pass.renamed.isEmpty
             let rewritesRecords = pass.form == .working || (pass.form == .old && recordsChange) || pass.touched
-            let indexesChange = change.map { !$0.addedIndexes.isEmpty } ?? false
+            let indexesChange = pass.store.indexes.contains { needsRebuild($0.index, of: pass, change: change) }
             guard rewritesRecords || indexesChange else { continue }
             try rewrite(pass, new, change: change, recordsToo: rewritesRecords)
         }
         if sealer.isEncrypted { try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, meta, transaction) }
     }
 
-    /// What the migration did, once ``finish(meta:)`` has run.
-    func report(from oldVersion: UInt64, to newVersion: UInt64) throws -> MigrationReport {
-        MigrationReport(
-            fromVersion: Int(clamping: oldVersion), toVersion: Int(clamping: newVersion), changes: difference.clauses,
-            entities: try order.compactMap { name in
-                guard let pass = entities[name] else { return nil }
-                return MigrationReport.EntityCounts(
-                    name: name, recordsBefore: pass.recordsBefore,
-                    recordsAfter: pass.new == nil ? 0 : try transaction.count(pass.store.dbi),
-                    recordsRewritten: pass.recordsRewritten)
-            })
+    /// The schema changes, one clause each: declared renames, then the difference.
+    var clauses: [String] { renameClauses + difference.clauses }
+
+    /// What the migration did, once ``finish(meta:)`` has run: shaped as the SQL backends' report of a one-step chain
+    /// (`changes` prefixed with the versions, one step — `mapped` when a migration block ran, else `inferred`).
+    func report(from oldVersion: Int, to newVersion: Int, ranBlock: Bool) throws -> MigrationReport {
+        let counts = try order.compactMap { name -> MigrationReport.EntityCounts? in
+            guard let pass = entities[name] else { return nil }
+            return MigrationReport.EntityCounts(
+                name: name, recordsBefore: pass.recordsBefore,
+                recordsAfter: pass.new == nil ? 0 : try transaction.count(pass.store.dbi),
+                recordsRewritten: pass.recordsRewritten)
+        }
+        let step = MigrationReport.Step(
+            fromVersion: oldVersion, toVersion: newVersion, kind: ranBlock ? .mapped : .inferred, changes: clauses,
+            entities: counts)
+        return MigrationReport(
+            fromVersion: oldVersion, toVersion: newVersion,
+            changes: clauses.map { "\(oldVersion) → \(newVersion): \($0)" }, entities: counts, steps: [step])
     }
 
     /// A primary key can't change under stored records: their keys are its values.
@@ -112,10 +104,11 @@ extension MigrationRun {
                 guard let indexKey = sealer.indexKey(of: values, in: index) else { continue }
                 guard try transaction.put(index.dbi, indexKey, key, flags: index.index.isUnique ? MDB_NOOVERWRITE : 0)
                 else {
-                    throw PersistenceError(
-                        .migrationFailed,
+                    let cause = PersistenceError(
+                        .uniqueViolation,
                         "records of '\(pass.name)' share values in the unique index on "
                             + index.index.attributes.joined(separator: ", "))
+                    throw PersistenceError(.migrationFailed, cause.message, underlyingError: cause)
                 }
             }
             completed += 1
@@ -131,7 +124,11 @@ extension MigrationRun {
     /// filled with a default, renamed). An index whose entries are the same is kept as it is — rebuilding it costs a
     /// keyed digest and an insert at a random place per record.
     private func needsRebuild(_ index: Index, of pass: EntityPass, change: SchemaDifference.EntityChange?) -> Bool {
-        guard pass.old != nil, !pass.membershipChanged, pass.form != .new else { return true }
+        guard let old = pass.old, !pass.membershipChanged, !pass.moved, pass.form != .new else { return true }
+        // A database the stored schema didn't have (new, changed, or named after a renamed attribute) starts empty.
+        guard old.entity.indexes.contains(where: { $0.name(in: old.entity.name) == index.name(in: pass.name) }) else {
+            return true
+        }
         guard let change else { return !Set(index.attributes).isDisjoint(with: pass.changedAttributes) }
         if change.addedIndexes.contains(index) { return true }
         var changing = pass.changedAttributes.union(change.retypedAttributes.map(\.name)).union(change.nowRequired)

@@ -42,6 +42,8 @@ final class MigrationRun {
         private(set) var mapping: RecordMapping?
         /// Whether the migration code created or deleted records (so every index is rebuilt).
         var membershipChanged = false
+        /// Whether the records moved from the entity's previous name (so every index is rebuilt).
+        var moved = false
         /// Attributes the migration code set on some record (so indexes on them are rebuilt).
         var changedAttributes: Set<String> = []
         /// Whether the migration code changed records (so they are checked and rewritten).
@@ -75,15 +77,24 @@ final class MigrationRun {
     let transaction: Transaction
     let environment: Environment
     let sealer: ValueSealer
+    /// The difference between the stored schema — with the model's declared renames applied — and the model.
     let difference: SchemaDifference
+    /// The declared renames applied, one clause each (`entity 'Tag' renamed 'Label'`, `'Contact.handle' renamed
+    /// 'nickname'`).
+    let renameClauses: [String]
     let progress: MigrationProgressHandler?
     private(set) var nonces: NonceSequence
     private(set) var entities: [String: EntityPass] = [:]
     /// Entity names: the stored schema's, then the current model's added ones.
     private(set) var order: [String] = []
+    /// Stored names of entities the model renamed (``Entity/previousName``), by their previous name: the migration
+    /// block may name them either way.
+    private var previousNames: [String: String] = [:]
 
-    /// Prepares the migration of `stored` to `current`: drops indexes that are gone or changed (a changed index may
-    /// keep its name with other flags) and opens every entity's databases.
+    /// Prepares the migration of `stored` to `current`: applies the model's declared renames as the SQL backends do
+    /// (``MigrationStepPlan/continuedSource(of:in:destinationNames:)``, ``MigrationStepPlan/renames(of:from:)``) —
+    /// a renamed entity's records move to its new databases, sealed for its new name —, drops index databases the
+    /// model no longer has, and opens every entity's databases.
     init(
         stored: [EntityDescription], current: [RecordLayout], transaction: Transaction, environment: Environment,
         sealer: ValueSealer, nonceCounter: UInt64, progress: MigrationProgressHandler?
@@ -93,21 +104,82 @@ final class MigrationRun {
         self.sealer = sealer
         self.progress = progress
         nonces = NonceSequence(startingAt: nonceCounter)
-        difference = SchemaDifference(stored: stored, current: current.map(\.entity))
-        for change in difference.changedEntities {
-            for index in change.removedIndexes {
-                try environment.dropDatabase(named: "index:" + index.name(in: change.name), in: transaction)
+        let sources = Dictionary(stored.map { ($0.name, RecordLayout($0)) }, uniquingKeysWith: { first, _ in first })
+        let currentNames = Set(current.map(\.entity.name))
+        // Which model entity continues each stored entity: the one of its name, or the one declaring it its previous
+        // name. Records move rather than copy, so one stored entity can't continue as two.
+        var continuedBy: [String: RecordLayout] = [:]
+        for layout in current {
+            guard
+                let source = MigrationStepPlan.continuedSource(of: layout, in: sources, destinationNames: currentNames)
+            else { continue }
+            if let other = continuedBy[source.entity.name] {
+                throw PersistenceError(
+                    .invalidSchema,
+                    "'\(other.entity.name)' and '\(layout.entity.name)' both declare the stored entity "
+                        + "'\(source.entity.name)' as theirs; on LMDB one entity's records can continue as one entity only "
+                        + "(copy them in a migration block instead)")
+            }
+            continuedBy[source.entity.name] = layout
+        }
+        var renamedStored: [EntityDescription] = []
+        var renameClauses: [String] = []
+        var attributeRenames: [String: [String: String]] = [:]
+        for entity in stored {
+            guard let new = continuedBy[entity.name], let old = sources[entity.name] else {
+                renamedStored.append(entity)
+                continue
+            }
+            let renames = MigrationStepPlan.renames(of: new, from: old)
+            attributeRenames[entity.name] = renames
+            renameClauses += MigrationStepPlan.renameClauses(of: new, from: old, renames)
+            renamedStored.append(MigrationStepPlan.renamed(entity, to: new.entity.name, renames))
+        }
+        difference = SchemaDifference(stored: renamedStored, current: current.map(\.entity))
+        self.renameClauses = renameClauses
+
+        // Index databases are named after entity, attributes and uniqueness: one the model doesn't name is gone or
+        // changed. Those it still names are kept, and rebuilt at the end if their entries may differ.
+        let currentIndexes = Set(
+            current.flatMap { layout in layout.entity.indexes.map { $0.name(in: layout.entity.name) } })
+        for entity in stored {
+            for index in entity.indexes where !currentIndexes.contains(index.name(in: entity.name)) {
+                try environment.dropDatabase(named: "index:" + index.name(in: entity.name), in: transaction)
             }
         }
-        let currentByName = Dictionary(current.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
         for entity in stored where entities[entity.name] == nil {
             let old = RecordLayout(entity)
-            let new = currentByName[entity.name]
-            try self.add(EntityPass(name: entity.name, old: old, new: new, store: store(for: new ?? old)))
+            let new = continuedBy[entity.name]
+            let pass = EntityPass(
+                name: new?.entity.name ?? entity.name, old: old, new: new, store: try store(for: new ?? old))
+            pass.renamed = attributeRenames[entity.name] ?? [:]
+            if pass.name != entity.name {
+                try moveRecords(of: entity, to: pass)
+                previousNames[entity.name] = pass.name
+            }
+            try self.add(pass)
         }
         for layout in current where entities[layout.entity.name] == nil {
             try self.add(EntityPass(name: layout.entity.name, old: nil, new: layout, store: store(for: layout)))
         }
+    }
+
+    /// Moves the records of a renamed entity to its new name's database, each sealed for the new name (a sealed
+    /// record authenticates its entity), and deletes the old database. Its indexes are rebuilt at the end.
+    private func moveRecords(of entity: EntityDescription, to pass: EntityPass) throws {
+        var recordsOnly = entity
+        recordsOnly.indexes = []
+        let source = try EntityStore(
+            layout: RecordLayout(recordsOnly), environment: environment, transaction: transaction)
+        try transaction.forEach(source.dbi) { keyBytes, stored in
+            let key = Data(keyBytes)
+            let values = try sealer.open(stored, entity: source, key: keyBytes)
+            let sealed = try sealer.seal(values, entity: pass.store, key: key) { try nonces.next() }
+            try transaction.put(pass.store.dbi, key, sealed)
+            return true
+        }
+        try environment.dropDatabase(named: "entity:" + entity.name, in: transaction)
+        pass.moved = true
     }
 
     private func add(_ pass: EntityPass) throws {
@@ -122,7 +194,7 @@ final class MigrationRun {
 
     /// The entity named `name`, in the old schema or the new.
     func pass(_ name: String) throws -> EntityPass {
-        guard let pass = entities[name] else {
+        guard let pass = entities[name] ?? previousNames[name].flatMap({ entities[$0] }) else {
             throw PersistenceError(.unknownEntity, "neither the stored schema nor the model has an entity '\(name)'")
         }
         return pass

@@ -37,9 +37,9 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// A store has one schema version, stored with its schema. Reading or setting this property reads or sets
     /// `model.version`, so the two can never disagree. A store written with a higher version is refused; a store
     /// written with a lower one whose schema is unchanged opens and is brought up to this version.
-    public var schemaVersion: UInt64 {
-        get { UInt64(clamping: model.version) }
-        set { model.version = Int(clamping: newValue) }
+    public var schemaVersion: Int {
+        get { model.version }
+        set { model.version = newValue }
     }
     /// Where the store's files go; `nil` for the same per-user default as the SQLite backend. A given directory
     /// must exist and be writable.
@@ -103,7 +103,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     ///   - passphrase: Any non-empty Unicode text.
     ///   - model: The entity types and model version.
     ///   - schemaVersion: The schema version, when given: it replaces `model.version` (see ``schemaVersion``).
-    public init(databaseName: String, passphrase: String, model: Model, schemaVersion: UInt64? = nil) {
+    public init(databaseName: String, passphrase: String, model: Model, schemaVersion: Int? = nil) {
         self.databaseName = databaseName
         self.passphrase = passphrase
         self.model = model
@@ -112,14 +112,14 @@ public struct LMDBBuilder: DatabaseBuilder {
 
     /// Creates a builder for an encrypted store of a model made of these entity types, at `schemaVersion` (1 when
     /// not given).
-    public init(databaseName: String, passphrase: String, entities: [any Entity.Type], schemaVersion: UInt64? = nil) {
+    public init(databaseName: String, passphrase: String, entities: [any Entity.Type], schemaVersion: Int? = nil) {
         self.init(
             databaseName: databaseName, passphrase: passphrase, model: Model(version: 1, entities: entities),
             schemaVersion: schemaVersion)
     }
 
     /// A builder for a store whose values are **not** encrypted: anyone who can read the file can read the data.
-    public static func unencrypted(databaseName: String, model: Model, schemaVersion: UInt64? = nil) -> LMDBBuilder {
+    public static func unencrypted(databaseName: String, model: Model, schemaVersion: Int? = nil) -> LMDBBuilder {
         var builder = LMDBBuilder(
             databaseName: databaseName, passphrase: "", model: model, schemaVersion: schemaVersion)
         builder.passphrase = nil
@@ -129,7 +129,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// A builder for an unencrypted store of version 1 of a model made of these entity types: anyone who can read
     /// the file can read the data.
     public static func unencrypted(
-        databaseName: String, entities: [any Entity.Type], schemaVersion: UInt64? = nil
+        databaseName: String, entities: [any Entity.Type], schemaVersion: Int? = nil
     ) -> LMDBBuilder {
         unencrypted(
             databaseName: databaseName, model: Model(version: 1, entities: entities), schemaVersion: schemaVersion)
@@ -170,6 +170,9 @@ public struct LMDBBuilder: DatabaseBuilder {
     private func validated() throws -> (layouts: [RecordLayout], file: URL) {
         if let passphrase, passphrase.isEmpty {
             throw PersistenceError(.invalidConfiguration, "the passphrase is empty")
+        }
+        guard schemaVersion >= 0 else {
+            throw PersistenceError(.invalidConfiguration, "the schema version (model.version) can't be negative")
         }
         guard initialMapSize >= 1 << 20 else {
             throw PersistenceError(.invalidConfiguration, "initialMapSize must be at least 1 MiB")

@@ -15,7 +15,7 @@ struct StoreOpening {
     private struct Stored {
         var format: UInt64?
         var keyRecord: StoreKeyRecord?
-        var schemaVersion: UInt64?
+        var schemaVersion: Int?
     }
 
     /// Another process created the store between reading its metadata and writing it: open again, with its keys.
@@ -120,9 +120,18 @@ struct StoreOpening {
             if let format = stored.format {
                 stored.keyRecord = try StoreKeyRecord.read(format: format, dbi, transaction)
             }
-            stored.schemaVersion = try StoreMetadata.readNumber(.schemaVersion, dbi, transaction)
+            stored.schemaVersion = try StoreMetadata.readNumber(.schemaVersion, dbi, transaction).map(Self.version)
             return stored
         }
+    }
+
+    /// A stored schema version (8 bytes in the metadata) as the `Int` of ``Model/version``; one no `Int` holds is
+    /// damage.
+    private static func version(_ stored: UInt64) throws -> Int {
+        guard let version = Int(exactly: stored) else {
+            throw PersistenceError(.corrupt, "the store's schema version is out of range: the metadata is damaged")
+        }
+        return version
     }
 
     private func newKeys() throws -> (keys: StoreKeys, record: StoreKeyRecord)? {
@@ -164,7 +173,7 @@ struct StoreOpening {
 
     private func initialize(_ meta: MDB_dbi, _ transaction: Transaction, keyRecord: StoreKeyRecord?) throws {
         try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
-        try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
+        try StoreMetadata.writeNumber(.schemaVersion, UInt64(builder.schemaVersion), meta, transaction)
         if let keyRecord {
             // Writes the format that goes with the record.
             try keyRecord.write(meta, transaction)
@@ -181,7 +190,7 @@ struct StoreOpening {
     private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction, sealer: ValueSealer) throws
         -> MigrationReport?
     {
-        let storedVersion = try StoreMetadata.requiredNumber(.schemaVersion, meta, transaction)
+        let storedVersion = try Self.version(StoreMetadata.requiredNumber(.schemaVersion, meta, transaction))
         guard storedVersion <= builder.schemaVersion else {
             throw PersistenceError(
                 .invalidConfiguration,
@@ -215,12 +224,12 @@ struct StoreOpening {
             report = try migrate(
                 from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: true)
         }
-        try StoreMetadata.writeNumber(.schemaVersion, builder.schemaVersion, meta, transaction)
+        try StoreMetadata.writeNumber(.schemaVersion, UInt64(builder.schemaVersion), meta, transaction)
         return report
     }
 
     private func migrate(
-        from stored: [EntityDescription], version: UInt64, _ meta: MDB_dbi, _ transaction: Transaction,
+        from stored: [EntityDescription], version: Int, _ meta: MDB_dbi, _ transaction: Transaction,
         sealer: ValueSealer, runsBlock: Bool
     ) throws -> MigrationReport {
         guard !isShared else {
@@ -258,13 +267,13 @@ struct StoreOpening {
         try run.finish(meta: meta)
         try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
         return try run.report(
-            from: Int(clamping: version), to: Int(clamping: builder.schemaVersion),
+            from: version, to: builder.schemaVersion,
             ranBlock: runsBlock && builder.migrationBlock != nil)
     }
 
     /// What `create()` throws for an error of the migration block: `migrationFailed` keeping the cause, except a
     /// full map (`storageFull`: the store is unchanged and the map grown, so opening again can succeed).
-    private static func blockFailed(_ error: any Error, from old: UInt64, to new: UInt64) -> PersistenceError {
+    private static func blockFailed(_ error: any Error, from old: Int, to new: Int) -> PersistenceError {
         let step = "the migration block failed migrating schema version \(old) to \(new)"
         guard let cause = error as? PersistenceError else {
             return PersistenceError(

@@ -414,6 +414,22 @@ struct RecordCodingTests {
         #expect(error?.code == .typeMismatch)
     }
 
+    @Test("A record takes plain Swift values, stored as entities store them")
+    func setsSwiftValues() throws {
+        var record = try Record(encoding: RecordEveryType())
+        let count: Int64 = 42
+        let missing: Int? = nil
+        try record.set("int64", to: count)
+        try record.set("double", to: 2.5)
+        try record.set("text", to: "plain")
+        try record.set("optionalInt", to: missing)
+        #expect(record["int64"] == .integer(42) && record["double"] == .real(2.5) && record["text"] == .text("plain"))
+        #expect(record["optionalInt"] == .null)
+        let decoded: RecordEveryType = try record.decode()
+        #expect(decoded.int64 == 42 && decoded.double == 2.5 && decoded.text == "plain" && decoded.optionalInt == nil)
+        #expect(throws: PersistenceError.self) { try record.set("nothing", to: 1) }
+    }
+
     @Test("Stored integers widen to Double, Float and Date when decoded")
     func numericWidening() throws {
         var record = try Record(encoding: RecordEveryType())

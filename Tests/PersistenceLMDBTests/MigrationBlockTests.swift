@@ -161,6 +161,30 @@ enum PeopleV3 {
         }
     }
 
+    @Test func aBlockCreatesObjectsFromPlainSwiftValues() throws {
+        try withTemporaryDirectory { directory in
+            try seedV1(directory, count: 3)
+            let db = try builder(directory, Model(version: 3, entities: [PeopleV3.Person.self, PeopleV3.Pet.self])) {
+                migration, _ in
+                try migration.enumerateObjects(ofType: "Person") { old, new in
+                    guard let old, let new else { return }
+                    let id: Int64 = try old.int64("id") ?? 0
+                    // Realm's shape: a dictionary of plain Swift values.
+                    try migration.create("Pet", value: ["id": id * 10, "owner": id, "name": "pet \(id)"])
+                    try new.set("firstName", to: "F")
+                    try new.set("lastName", to: "L")
+                    try new.set("address", to: "A")
+                    try new.set("age", to: Int(try old.string("age") ?? "") ?? 0)
+                }
+            }.create()
+            #expect(
+                try db.recover(PeopleV3.Pet.self)
+                    == [1, 2, 3].map {
+                        PeopleV3.Pet(id: $0 * 10, owner: $0, name: "pet \($0)")
+                    })
+        }
+    }
+
     @Test func theRemovedAttributeLeavesTheStoredRecord() throws {
         try withTemporaryDirectory { directory in
             try seedV1(directory, encrypted: false)
@@ -177,7 +201,7 @@ enum PeopleV3 {
     @Test func aVersionBumpWithoutSchemaChangeRunsTheBlock() throws {
         try withTemporaryDirectory { directory in
             try seedV1(directory)
-            let calls = Mutex<[UInt64]>([])
+            let calls = Mutex<[Int]>([])
             var model = PeopleV1.model
             model.version = 2
             let db = try builder(directory, model) { migration, oldSchemaVersion in

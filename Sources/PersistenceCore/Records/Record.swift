@@ -62,6 +62,13 @@ public struct Record: Sendable, Hashable {
         try values[layout.requirePosition(of: name)] = value
     }
 
+    /// Sets the value of an attribute to a Swift value, stored the way entities store it (`nil` for `nil`):
+    /// `try record.set("age", to: 42)`.
+    /// - Throws: ``PersistenceError/Code/unknownAttribute`` when the entity has no such attribute.
+    public mutating func set(_ name: String, to value: some ValueConvertible) throws {
+        try set(name, to: value.storedValue)
+    }
+
     /// The primary key's value.
     public var primaryKey: Value { values[layout.primaryKeyIndex] }
 

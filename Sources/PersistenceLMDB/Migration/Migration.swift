@@ -5,7 +5,7 @@ import Foundation
 ///
 /// One closure serves every step — test the old version (`if oldSchemaVersion < 2 { … }`) — and runs **exactly
 /// once** per start-up that finds an older store, inside the write transaction that opens it.
-public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: UInt64) throws -> Void
+public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchemaVersion: Int) throws -> Void
 
 /// What a migration block works with: the store's records in the old and the new schema, as dynamic objects.
 ///
@@ -38,15 +38,15 @@ public final class Migration {
     private(set) var isOpen = true
 
     /// The schema version the store was written with.
-    public let oldSchemaVersion: UInt64
+    public let oldSchemaVersion: Int
     /// The schema version the store is migrated to (the builder's).
-    public let newSchemaVersion: UInt64
+    public let newSchemaVersion: Int
     /// The entities as the store holds them before the migration.
     public var oldSchema: [EntityDescription] { run.order.compactMap { run.entities[$0]?.old?.entity } }
     /// The entities of the builder's model.
     public var newSchema: [EntityDescription] { run.order.compactMap { run.entities[$0]?.new?.entity } }
 
-    init(run: MigrationRun, oldSchemaVersion: UInt64, newSchemaVersion: UInt64) {
+    init(run: MigrationRun, oldSchemaVersion: Int, newSchemaVersion: Int) {
         self.run = run
         self.oldSchemaVersion = oldSchemaVersion
         self.newSchemaVersion = newSchemaVersion
@@ -181,6 +181,14 @@ public final class Migration {
         let key = try run.create(values, in: pass)
         return try MigrationObject(
             Record(layout: layout, values: values), role: .created, key: key, migration: self, pass: pass)
+    }
+
+    /// Creates an object of an entity of the model from Swift values by attribute name, stored the way entities
+    /// store them — Realm's shape: `try migration.create("Pet", value: ["id": id, "owner": ownerID, "kind": "dog"])`.
+    /// See ``create(_:value:)-(String,[String:Value])``.
+    @discardableResult
+    public func create(_ entity: String, value: [String: any ValueConvertible]) throws -> MigrationObject {
+        try create(entity, value: value.mapValues { $0.storedValue } as [String: Value])
     }
 
     /// Creates an object from an instance of an entity type of the model.

@@ -82,7 +82,36 @@ struct MapGrowthTests {
                 }
             }
             #expect(stored, "the map grew after each failure until the write fit")
+            #expect(attempts == 2, "the map grew to fit the whole write: one retry")
             #expect(try db.count(Small.self) == 60_000)
+        }
+    }
+
+    /// The case: a 200,000-record write from a 1 MiB map fits at its second attempt — the map grows to fit
+    /// what the whole failed write asked to store, not by doubling once per failure.
+    @Test(arguments: [false, true])
+    func aLargeWriteFromASmallMapFitsAtItsSecondAttempt(encrypted: Bool) throws {
+        try withTemporaryDirectory { directory in
+            var builder =
+                encrypted
+                ? LMDBBuilder(databaseName: "Growth", passphrase: "grow", model: Model(entities: [Small.self]))
+                : LMDBBuilder.unencrypted(databaseName: "Growth", model: Model(entities: [Small.self]))
+            builder.directory = directory
+            builder.initialMapSize = 1 << 20
+            builder.keyDerivation = testKeyDerivation
+            let db = try builder.create()
+            let runs = Atomic(0)
+            let write = {
+                try db.write { context in
+                    runs.add(1, ordering: .relaxed)
+                    try context.create(Self.smalls(200_000))
+                }
+            }
+            expectError(.storageFull) { try write() }
+            #expect(try db.count(Small.self) == 0)
+            try write()
+            #expect(runs.load(ordering: .relaxed) == 2, "one failed attempt, one that fit")
+            #expect(try db.count(Small.self) == 200_000)
         }
     }
 
@@ -93,7 +122,9 @@ struct MapGrowthTests {
             expectError(.storageFull) {
                 try db.write { context in
                     do {
+                        // Writes past the full map are measured, not stored; a read can't be answered.
                         for id in 1...200_000 { try context.create(Small(id: Int64(id), value: 0)) }
+                        _ = try context.recover(Small.self, id: 1)
                     } catch let error as PersistenceError {
                         note.withLock { $0 = error.code }
                     }

@@ -170,14 +170,14 @@ final class Environment: @unchecked Sendable {
                     do {
                         let result = try body(transaction)
                         // `body` may have caught the failure itself: the transaction is unusable all the same.
-                        if transaction.sawMapFull { throw LMDBError.MapFull() }
+                        if transaction.sawMapFull { throw LMDBError.MapFull(demand: transaction.demand) }
                         let id = transaction.id
                         try transaction.commit()
                         lastTransactionID.store(id, ordering: .relaxed)
                         return result
                     } catch {
                         transaction.abort()
-                        if transaction.sawMapFull { throw LMDBError.MapFull() }
+                        if transaction.sawMapFull { throw LMDBError.MapFull(demand: transaction.demand) }
                         // A MapResized from inside `body` (another store's) must not run `body` again.
                         if error is LMDBError.MapResized {
                             throw PersistenceError(.backend, "a map was resized during the write")
@@ -188,21 +188,28 @@ final class Environment: @unchecked Sendable {
             } catch is LMDBError.MapResized {
                 // Nothing of `body` has run yet: adopt the other process's map size and begin again.
                 try adoptResizedMap()
-            } catch is LMDBError.MapFull {
+            } catch let full as LMDBError.MapFull {
                 // Outside the shared hold: growing takes the growth lock exclusively.
-                throw mapFull(instrumentation)
+                throw mapFull(full.demand, instrumentation)
             }
         }
     }
 
     /// The error of a write that filled the map, after growing the map for the next attempt when this thread has
-    /// no read open (growing waits for every transaction of the process to end).
-    private func mapFull(_ instrumentation: Instrumentation) -> PersistenceError {
+    /// no read open (growing waits for every transaction of the process to end): to fit what the store uses plus
+    /// what the whole write asked to store (``WriteDemand``, measured to the end of the block — or to its first read
+    /// after the map filled), at least double. A write that only writes then fits at its next attempt.
+    private func mapFull(_ demand: WriteDemand, _ instrumentation: Instrumentation) -> PersistenceError {
         var grown = false
         if readDepth.value == 0 {
             grown =
-                (try? growth.withExclusive { try grow(toAtLeast: 2 * currentMapSize, instrumentation: instrumentation) })
-                != nil
+                (try? growth.withExclusive {
+                    let used = try usedBytes()
+                    let (fitting, overflow) = used.addingReportingOverflow(demand.mapBytes)
+                    let target = max(2 * currentMapSize, overflow ? .max : fitting)
+                    try grow(toAtLeast: target, instrumentation: instrumentation)
+                    return true
+                }) == true
         }
         return PersistenceError(
             .storageFull,
@@ -220,14 +227,19 @@ final class Environment: @unchecked Sendable {
     private func growAheadOfNeed(reservingMultipleOfUsed multiple: Int, instrumentation: Instrumentation) throws {
         try checkOpen()
         guard readDepth.value == 0 else { return }
+        let needed = try usedBytes().multipliedReportingOverflow(by: max(2, multiple + 1))
+        guard !needed.overflow, needed.partialValue > currentMapSize else { return }
+        try growth.withExclusive { try grow(toAtLeast: needed.partialValue, instrumentation: instrumentation) }
+    }
+
+    /// The bytes of the map the store uses: up to its last page.
+    private func usedBytes() throws -> Int {
         var info = MDB_envinfo()
         var stat = MDB_stat()
         try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
         try LMDBError.check(mdb_env_stat(handle, &stat), "could not read the page size")
         let used = (info.me_last_pgno + 1).multipliedReportingOverflow(by: Int(stat.ms_psize))
-        let needed = used.partialValue.multipliedReportingOverflow(by: max(2, multiple + 1))
-        guard !used.overflow, !needed.overflow, needed.partialValue > info.me_mapsize else { return }
-        try growth.withExclusive { try grow(toAtLeast: needed.partialValue, instrumentation: instrumentation) }
+        return used.overflow ? .max : used.partialValue
     }
 
     /// Sets the map to at least `size` bytes (by doubling). Call with the growth lock held exclusively.

@@ -6,7 +6,10 @@ import PersistenceCore
 enum LMDBError {
     /// Thrown out of a write transaction that hit `MDB_MAP_FULL`, so the environment can grow the map outside the
     /// growth lock's shared hold before it reports `storageFull`. Never reaches users.
-    struct MapFull: Error {}
+    struct MapFull: Error {
+        /// What the write asked to store, measured to its end (see ``Transaction/demand``).
+        var demand = WriteDemand()
+    }
     /// Thrown when beginning a transaction finds the map grown by another process; the environment adopts the new
     /// size (which needs the growth lock exclusively) and begins again.
     struct MapResized: Error {}

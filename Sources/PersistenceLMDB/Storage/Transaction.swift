@@ -18,6 +18,15 @@ final class Transaction {
     private(set) var sawMapFull = false {
         didSet { if sawMapFull { parent?.sawMapFull = true } }
     }
+    /// What the write asked LMDB to store, savepoints included (kept by the outermost transaction). Once the map is
+    /// full nothing more is stored — the whole write is rolled back — but writes are still measured, so the map can
+    /// grow to fit the whole write for the next attempt; a read then is an error, as it can't be answered.
+    private var ownDemand = WriteDemand()
+    var demand: WriteDemand { parent?.demand ?? ownDemand }
+
+    private func record(key: Int, value: Int) {
+        if let parent { parent.record(key: key, value: value) } else { ownDemand.record(key: key, value: value) }
+    }
 
     init(environment: Environment, readOnly: Bool) throws {
         var txn: OpaquePointer?
@@ -70,6 +79,13 @@ final class Transaction {
     private func check(_ code: Int32, _ context: @autoclosure () -> String) throws {
         guard code != MDB_SUCCESS else { return }
         if code == MDB_MAP_FULL { sawMapFull = true }
+        // After the map filled, LMDB refuses everything (MDB_BAD_TXN): say what happened instead.
+        if sawMapFull {
+            throw PersistenceError(
+                .storageFull,
+                "the write filled the map; it will be rolled back whole, so it can't read now",
+                nativeCode: MDB_MAP_FULL, nativeMessage: "MDB_MAP_FULL: Environment mapsize limit reached")
+        }
         if code == EIO || code == ENOSPC { throw LMDBError.make(code, context(), path: environment.path) }
         try LMDBError.check(code, context())
     }
@@ -103,10 +119,17 @@ final class Transaction {
     func put(_ dbi: MDB_dbi, keyBytes: UnsafeRawBufferPointer, bytes: UnsafeRawBufferPointer, flags: Int32 = 0) throws
         -> Bool
     {
+        record(key: keyBytes.count, value: bytes.count)
+        // Measured, not stored: the write is rolled back whatever happens next.
+        guard !sawMapFull else { return true }
         var keyVal = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
         var valueVal = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
         let code = mdb_put(handle, dbi, &keyVal, &valueVal, UInt32(flags))
         if code == MDB_KEYEXIST { return false }
+        if code == MDB_MAP_FULL {
+            sawMapFull = true
+            return true
+        }
         try check(code, "could not write a value")
         return true
     }
@@ -114,7 +137,12 @@ final class Transaction {
     /// Deletes `key` (or, in a sorted-duplicates database, the pair `key`/`value`); returns whether it existed.
     @discardableResult
     func delete(_ dbi: MDB_dbi, _ key: Data, value: Data? = nil) throws -> Bool {
-        try key.withMDBVal { keyVal in
+        // A delete copies the pages it changes: measured like a small write once the map is full.
+        guard !sawMapFull else {
+            record(key: key.count, value: 0)
+            return true
+        }
+        return try key.withMDBVal { keyVal in
             let code: Int32
             if let value {
                 code = try value.withMDBVal { valueVal in mdb_del(handle, dbi, &keyVal, &valueVal) }
@@ -220,5 +248,33 @@ extension Data {
             var value = MDB_val(mv_size: bytes.count, mv_data: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             return try body(&value)
         }
+    }
+}
+
+/// What a write asked LMDB to store: enough to size the map for it. Small values share pages (a node is a 10-byte
+/// header, the key and the value); a value over half a page goes to overflow pages of its own.
+struct WriteDemand {
+    private(set) var puts = 0
+    /// Bytes of nodes on shared pages.
+    private(set) var nodeBytes = 0
+    /// Bytes of values on overflow pages, rounded up to whole pages.
+    private(set) var overflowBytes = 0
+
+    mutating func record(key: Int, value: Int) {
+        puts &+= 1
+        if value > 2_040 {
+            nodeBytes &+= 10 &+ key &+ 8
+            overflowBytes &+= (value &+ 16 &+ 4_095) & ~4_095
+        } else {
+            nodeBytes &+= 10 &+ key &+ value
+        }
+    }
+
+    /// Bytes of map the write needs beyond what the store uses: pages split to half full in the worst case, every
+    /// page of the tree copied once (LMDB writes copies, never in place), and branch pages above them.
+    var mapBytes: Int {
+        let (doubled, overflowA) = nodeBytes.multipliedReportingOverflow(by: 3)
+        let (total, overflowB) = doubled.addingReportingOverflow(overflowBytes)
+        return overflowA || overflowB ? .max : total
     }
 }

@@ -53,6 +53,10 @@ package protocol MigrationStepBackend: AnyObject {
     /// Drops the source tables not kept, gives the new tables their entities' names, and builds the indexes the
     /// destination entities have and their tables don't.
     func replaceTables() throws
+
+    /// Makes every alias naming records of entity `old` name them as entity `new`: the step renamed the entity
+    /// (``Entity/previousName``), and its records kept their primary keys.
+    func renameAliasTargets(from old: String, to new: String) throws
 }
 
 extension MigrationStepBackend {

@@ -81,6 +81,13 @@ package final class MigrationStepRunner: MappingStore {
         if tracksCreated { try backend.endTracking() }
         // Stage 3.
         try plan.failing("replacing the tables and building indexes") { try backend.replaceTables() }
+        // Aliases follow an entity a declared rename moved (an inferred copy from a source of another name).
+        for destination in plan.destinations {
+            guard let source = destination.inferredSource?.entity.name, source != destination.name else { continue }
+            try plan.failing("renaming the aliases of '\(source)' to '\(destination.name)'") {
+                try backend.renameAliasTargets(from: source, to: destination.name)
+            }
+        }
 
         var entities: [MigrationReport.EntityCounts] = []
         for layout in plan.source {

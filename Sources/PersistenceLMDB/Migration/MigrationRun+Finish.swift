@@ -40,7 +40,31 @@ extension MigrationRun {
             guard rewritesRecords || indexesChange else { continue }
             try rewrite(pass, new, change: change, recordsToo: rewritesRecords)
         }
+        try renameAliasTargets()
         if sealer.isEncrypted { try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, meta, transaction) }
+    }
+
+    /// Makes aliases naming records of an entity the model renamed name them by its new name, as the SQL backends'
+    /// migrations do (records keep their primary keys).
+    private func renameAliasTargets() throws {
+        let renamed = entities.values.reduce(into: [String: String]()) { renamed, pass in
+            if let old = pass.old?.entity.name, old != pass.name { renamed[old] = pass.name }
+        }
+        guard !renamed.isEmpty else { return }
+        let aliases = try environment.database(named: StoredAlias.databaseName, flags: 0, in: transaction)
+        var rewritten: [(key: Data, target: AliasTarget)] = []
+        try transaction.forEach(aliases) { keyBytes, stored in
+            let key = Data(keyBytes)
+            var target = try StoredAlias.open(stored, key: key, sealer)
+            if let new = renamed[target.entity] {
+                target.entity = new
+                rewritten.append((key, target))
+            }
+            return true
+        }
+        for (key, target) in rewritten {
+            try transaction.put(aliases, key, StoredAlias.seal(target, key: key, sealer) { try nextNonce() })
+        }
     }
 
     /// The schema changes, one clause each: declared renames, then the difference.

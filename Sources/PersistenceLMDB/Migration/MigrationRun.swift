@@ -221,6 +221,9 @@ final class MigrationRun {
         }
     }
 
+    /// The next nonce of the migration's writes.
+    func nextNonce() throws -> Nonce { try nonces.next() }
+
     /// Stores a record of `pass` in `form` (the working form keeps the old values after the new).
     func put(new: [Value], old: [Value]?, key: Data, in pass: EntityPass, form: Form) throws {
         let values = form == .working ? new + (old ?? []) : new

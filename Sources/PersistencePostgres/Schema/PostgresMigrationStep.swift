@@ -397,4 +397,10 @@ final class PostgresMigrationStep: MigrationStepBackend {
             for sql in final.indexSQL(entity.indexes.filter { !old.contains($0) }) { _ = try run(sql) }
         }
     }
+
+    func renameAliasTargets(from old: String, to new: String) throws {
+        _ = try run(
+            "UPDATE \(quote(schema)).\(quote(PostgresSchemaStore.aliasTable)) SET entity = $1 WHERE entity = $2",
+            [.text(new), .text(old)])
+    }
 }

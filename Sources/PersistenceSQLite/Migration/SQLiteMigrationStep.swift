@@ -208,4 +208,15 @@ final class SQLiteMigrationStep: MigrationStepBackend {
             destinationTables[destination.name] = TableMapping(index: -1 - index, layout: destination.layout)
         }
     }
+
+    func renameAliasTargets(from old: String, to new: String) throws {
+        // The alias table is made with the first alias.
+        let table = SQLiteContext.aliasTable
+        guard
+            try connection.scalar(
+                "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)])
+                != .integer(0)
+        else { return }
+        _ = try connection.scalar("UPDATE \(quote(table)) SET entity = ? WHERE entity = ?", [.text(new), .text(old)])
+    }
 }

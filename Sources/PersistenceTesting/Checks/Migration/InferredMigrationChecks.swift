@@ -13,6 +13,9 @@ enum InferredMigrationChecks {
         MigrationConformanceCheck("inferred: renames an entity by its renaming identifier") {
             try renamesEntity($0)
         },
+        MigrationConformanceCheck("inferred: aliases follow an entity renamed by its renaming identifier") {
+            try aliasesFollowARenamedEntity($0)
+        },
         MigrationConformanceCheck("inferred: swaps two attributes' names while renaming the entity") {
             try swapsNames($0)
         },
@@ -93,6 +96,26 @@ enum InferredMigrationChecks {
         #expect(tables.contains("Thing") && !tables.contains("Item"), "\(tables)")
         #expect(try opened.indexNames() == ["index_Thing_name"])
         #expect(opened.report?.changes.contains("1 → 2: entity 'Item' renamed 'Thing'") == true)
+    }
+
+    static func aliasesFollowARenamedEntity(_ stores: MigrationStores) throws {
+        try stores.seed("Items", Model(version: 1, entities: [ItemV1.Item.self])) { db in
+            try db.create(ItemV1.items)
+            try db.write { context in
+                try context.setAlias("favourite", to: ItemV1.Item.self, id: 2)
+                try context.setAlias("top", to: ItemV1.Item.self, ids: [3, 1])
+            }
+        }
+        let opened = try stores.open("Items", Model(version: 2, entities: [ItemV2.RenamedEntity.self]))
+        let (favourite, top) = try opened.database.read { context in
+            (
+                try context.alias("favourite", as: ItemV2.RenamedEntity.self),
+                try context.aliasList("top", as: ItemV2.RenamedEntity.self)
+            )
+        }
+        #expect(favourite?.name == "two")
+        #expect(top.map(\.id) == [3, 1])
+        #expect(try opened.database.verify().isSound)
     }
 
     static func swapsNames(_ stores: MigrationStores) throws {

@@ -113,7 +113,8 @@ extension LMDBDatabase {
                 "the store has format version \(format); this version of Persistence reads up to "
                     + "\(StoreMetadata.formatVersion)")
         }
-        guard let record = try StoreKeyRecord.read(format: format, meta, transaction) else {
+        let keyFormat = try StoreMetadata.keyFormat(of: format, meta, transaction)
+        guard let record = try StoreKeyRecord.read(format: keyFormat, meta, transaction) else {
             // This handle was opened with a passphrase, so the record is gone from the file.
             throw PersistenceError(.corrupt, "the store's key record is missing")
         }

@@ -95,7 +95,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     /// - Returns: Whether there was anything to delete.
     @discardableResult
     public static func deleteStore(named name: String, in directory: URL? = nil) throws -> Bool {
-        try StoreFiles.delete(named: name, in: directory, fileExtension: "lmdb", companions: ["-lock"])
+        try StoreFiles.delete(named: name, in: directory, fileExtension: "lmdb", companions: ["-lock", "-migration"])
     }
 
     /// The names of the LMDB stores (`<name>.lmdb` files) in `directory`, sorted.

@@ -12,7 +12,7 @@ struct StoreOpening {
     /// The opening's hold on the store file, handed to the database.
     let registration: StoreFiles.StoreRegistration
 
-    private struct Stored {
+    struct Stored {
         var format: UInt64?
         var keyRecord: StoreKeyRecord?
         var schemaVersion: Int?
@@ -21,8 +21,9 @@ struct StoreOpening {
     /// Another process created the store between reading its metadata and writing it: open again, with its keys.
     private struct CreatedMeanwhile: Error {}
 
-    /// Ends a dry run's transaction, so that it rolls back.
-    private struct DryRunFinished: Error {}
+    /// The store needed a migration by the time the opening transaction began (another process changed it since this
+    /// one looked): open again, migrating first.
+    private struct MigrationNeeded: Error {}
 
     func open(file: URL) throws -> LMDBDatabase {
         var attempts = 0
@@ -31,8 +32,10 @@ struct StoreOpening {
                 return try openOnce(file: file)
             } catch is CreatedMeanwhile where attempts < 3 {
                 attempts += 1
-            } catch is CreatedMeanwhile {
-                throw PersistenceError(.busy, "another process kept creating the store at the same time")
+            } catch is MigrationNeeded where attempts < 3 {
+                attempts += 1
+            } catch is CreatedMeanwhile, is MigrationNeeded {
+                throw PersistenceError(.busy, "other processes kept changing the store while it opened")
             }
         }
     }
@@ -43,18 +46,7 @@ struct StoreOpening {
             let stored = try readMetadata()
             guard stored.format != nil else { return nil }
             let sealer = ValueSealer(keys: try existingKeys(stored).map(\.keys))
-            var report: MigrationReport?
-            let known = environment.openDatabaseNames
-            do {
-                try environment.write(reservingMultipleOfUsed: 4) { transaction in
-                    let meta = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
-                    report = try checkSchema(meta, transaction, sealer: sealer)
-                    throw DryRunFinished()
-                }
-            } catch is DryRunFinished {
-                environment.forgetDatabaseHandles(openedSince: known)
-            }
-            return report
+            return try migrateIfNeeded(sealer: sealer, dryRun: true)
         }
     }
 
@@ -64,17 +56,19 @@ struct StoreOpening {
             // Derive the key before any write: a wrong passphrase leaves the file untouched.
             let keys = try stored.format == nil ? newKeys() : existingKeys(stored)
             let sealer = ValueSealer(keys: keys.map(\.keys))
+            var migration: MigrationReport?
+            if stored.format != nil {
+                // What an interrupted migration left is discarded first; a migration under way elsewhere is `busy`.
+                try recoverFromInterruptedMigration(file: file)
+                migration = try migrateIfNeeded(sealer: sealer, dryRun: false, file: file)
+            }
             var stores: [EntityStore] = []
             var metaDBI = MDB_dbi()
             var aliasDBI = MDB_dbi()
-            var migration: MigrationReport?
-            // A migration writes every changed record, in two forms when the block enumerates: while its transaction
-            // is open, the old pages stay too. Make room ahead, as a write can't grow the map (nor run twice).
-            let migrates = stored.format != nil && (stored.schemaVersion ?? 0) < builder.schemaVersion
             // Handles of databases first opened in a transaction that rolls back are closed with it: forget them.
             let known = environment.openDatabaseNames
             defer { if stores.isEmpty { environment.forgetDatabaseHandles(openedSince: known) } }
-            try environment.write(reservingMultipleOfUsed: migrates ? 4 : 0) { transaction in
+            try environment.write { transaction in
                 metaDBI = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
                 let current = try StoreMetadata.readNumber(.format, metaDBI, transaction)
                 if current == nil {
@@ -83,11 +77,21 @@ struct StoreOpening {
                     // New keys would not open what the other process sealed (format-2 keys are random).
                     throw CreatedMeanwhile()
                 } else {
-                    migration = try checkSchema(metaDBI, transaction, sealer: sealer)
+                    switch try checkSchema(metaDBI, transaction) {
+                    case .current:
+                        break
+                    case .versionOnly:
+                        try StoreMetadata.writeNumber(
+                            .schemaVersion, UInt64(builder.schemaVersion), metaDBI, transaction)
+                    case .migration:
+                        throw MigrationNeeded()
+                    }
                 }
+                let names = try DatabaseNames.read(metaDBI, transaction)
                 aliasDBI = try environment.database(named: LMDBContext.aliasDatabaseName, flags: 0, in: transaction)
                 stores = try layouts.map {
-                    try EntityStore(layout: $0, environment: environment, transaction: transaction)
+                    try EntityStore(
+                        layout: $0, names: names.physical, environment: environment, transaction: transaction)
                 }
             }
             if let migration {
@@ -102,7 +106,7 @@ struct StoreOpening {
         }
     }
 
-    private func readMetadata() throws -> Stored {
+    func readMetadata() throws -> Stored {
         try environment.read { transaction in
             // The meta database may not exist yet: look it up without creating it.
             var dbi = MDB_dbi()
@@ -118,7 +122,8 @@ struct StoreOpening {
                         + "\(StoreMetadata.formatVersion)")
             }
             if let format = stored.format {
-                stored.keyRecord = try StoreKeyRecord.read(format: format, dbi, transaction)
+                let keyFormat = try StoreMetadata.keyFormat(of: format, dbi, transaction)
+                stored.keyRecord = try StoreKeyRecord.read(format: keyFormat, dbi, transaction)
             }
             stored.schemaVersion = try StoreMetadata.readNumber(.schemaVersion, dbi, transaction).map(Self.version)
             return stored
@@ -127,7 +132,7 @@ struct StoreOpening {
 
     /// A stored schema version (8 bytes in the metadata) as the `Int` of ``Model/version``; one no `Int` holds is
     /// damage.
-    private static func version(_ stored: UInt64) throws -> Int {
+    static func version(_ stored: UInt64) throws -> Int {
         guard let version = Int(exactly: stored) else {
             throw PersistenceError(.corrupt, "the store's schema version is out of range: the metadata is damaged")
         }
@@ -145,7 +150,7 @@ struct StoreOpening {
         return (keys, record)
     }
 
-    private func existingKeys(_ stored: Stored) throws -> (keys: StoreKeys, record: StoreKeyRecord)? {
+    func existingKeys(_ stored: Stored) throws -> (keys: StoreKeys, record: StoreKeyRecord)? {
         switch (stored.keyRecord, builder.passphrase) {
         case (nil, nil):
             return nil
@@ -165,7 +170,7 @@ struct StoreOpening {
         }
     }
 
-    private func schemaJSON() throws -> Data {
+    func schemaJSON() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return try encoder.encode(layouts.map(\.entity))
@@ -184,23 +189,28 @@ struct StoreOpening {
         }
     }
 
-    /// Checks the stored schema and version against the model, and migrates a store written with an older version
-    /// in the opening transaction: the builder's migration block (run exactly once), then what the schema difference
-    /// does alone (see ``MigrationRun``).
-    private func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction, sealer: ValueSealer) throws
-        -> MigrationReport?
-    {
+    /// What the stored schema and version ask of an opening.
+    enum SchemaCheck {
+        /// The store is at the model's version and schema.
+        case current
+        /// Only the version is older: the opening writes the new one (no block runs, nothing to report).
+        case versionOnly
+        /// A migration from `version`, running the builder's block when `runsBlock` (a version bump), or only
+        /// rewriting records declared in another order (same version).
+        case migration(stored: [EntityDescription], version: Int, runsBlock: Bool)
+    }
+
+    /// Checks the stored schema and version against the model.
+    /// - Throws: `invalidConfiguration` for a newer store, `migrationRequired` for a changed schema at the same
+    ///   version, `corrupt` for missing or unreadable metadata.
+    func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction) throws -> SchemaCheck {
         let storedVersion = try Self.version(StoreMetadata.requiredNumber(.schemaVersion, meta, transaction))
         guard storedVersion <= builder.schemaVersion else {
             throw PersistenceError(
                 .invalidConfiguration,
                 "the store has schema version \(storedVersion), newer than this builder's \(builder.schemaVersion)")
         }
-        guard let json = try StoreMetadata.read(.schema, meta, transaction),
-            let stored = try? JSONDecoder().decode([EntityDescription].self, from: json)
-        else {
-            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
-        }
+        let stored = try Self.storedSchema(meta, transaction)
         let difference = SchemaDifference(stored: stored, current: layouts.map(\.entity))
         // Records hold their values in attribute order: properties declared in another order are no schema change,
         // but the records are rewritten in the new order (else they would read each other's values).
@@ -214,76 +224,20 @@ struct StoreOpening {
                     "the model's schema differs from the store's, but both are schema version \(storedVersion): "
                         + difference.summary + "; bump the schema version (model.version) to migrate")
             }
-            guard reordered else { return nil }
-            return try migrate(
-                from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: false)
+            return reordered ? .migration(stored: stored, version: storedVersion, runsBlock: false) : .current
         }
-        // Only the version changes: nothing to report, as on the SQL backends.
-        var report: MigrationReport?
-        if builder.migrationBlock != nil || !difference.isEmpty || reordered {
-            report = try migrate(
-                from: stored, version: storedVersion, meta, transaction, sealer: sealer, runsBlock: true)
-        }
-        try StoreMetadata.writeNumber(.schemaVersion, UInt64(builder.schemaVersion), meta, transaction)
-        return report
+        // Only the version changes: nothing to migrate or report, as on the SQL backends.
+        guard builder.migrationBlock != nil || !difference.isEmpty || reordered else { return .versionOnly }
+        return .migration(stored: stored, version: storedVersion, runsBlock: true)
     }
 
-    private func migrate(
-        from stored: [EntityDescription], version: Int, _ meta: MDB_dbi, _ transaction: Transaction,
-        sealer: ValueSealer, runsBlock: Bool
-    ) throws -> MigrationReport {
-        guard !isShared else {
-            throw PersistenceError(
-                .busy,
-                "the store needs a migration to schema version \(builder.schemaVersion), but another database of "
-                    + "this process has it open in the stored schema; migrate it before opening it elsewhere")
+    /// The schema stored with the data.
+    static func storedSchema(_ meta: MDB_dbi, _ transaction: Transaction) throws -> [EntityDescription] {
+        guard let json = try StoreMetadata.read(.schema, meta, transaction),
+            let stored = try? JSONDecoder().decode([EntityDescription].self, from: json)
+        else {
+            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
         }
-        let run = try MigrationRun(
-            stored: stored, current: layouts, transaction: transaction, environment: environment, sealer: sealer,
-            nonceCounter: sealer.isEncrypted ? StoreMetadata.requiredNumber(.nonceCounter, meta, transaction) : 0,
-            progress: builder.migrationProgress)
-        if runsBlock, let block = builder.migrationBlock {
-            let migration = Migration(run: run, oldSchemaVersion: version, newSchemaVersion: builder.schemaVersion)
-            defer { migration.close() }
-            do {
-                try block(migration, version)
-            } catch let cancellation as CancellationError where CancellationFlag.current?.isCancelled == true {
-                // The awaiting task was cancelled: not a failure of the migration code (which, throwing
-                // CancellationError of its own accord, still fails as migrationFailed).
-                throw cancellation
-            } catch {
-                throw Self.blockFailed(error, from: version, to: builder.schemaVersion)
-            }
-        } else {
-            // The same answer as an inferred step on the SQL backends: `migrationRequired`, before any change.
-            let blockers = try run.blockersWithoutCode()
-            guard blockers.isEmpty else {
-                throw PersistenceError(
-                    .migrationRequired,
-                    "migration step \(version) → \(builder.schemaVersion) can't be inferred: "
-                        + blockers.joined(separator: "; ") + "; give the builder a migrationBlock that converts them")
-            }
-        }
-        try run.finish(meta: meta)
-        try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
-        return try run.report(
-            from: version, to: builder.schemaVersion,
-            ranBlock: runsBlock && builder.migrationBlock != nil)
-    }
-
-    /// What `create()` throws for an error of the migration block: `migrationFailed` keeping the cause, except a
-    /// full map (`storageFull`: the store is unchanged and the map grown, so opening again can succeed).
-    private static func blockFailed(_ error: any Error, from old: Int, to new: Int) -> PersistenceError {
-        let step = "the migration block failed migrating schema version \(old) to \(new)"
-        guard let cause = error as? PersistenceError else {
-            return PersistenceError(
-                .migrationFailed, step + ": it threw \(type(of: error)); nothing was changed", underlyingError: error)
-        }
-        if cause.code == .storageFull { return cause }
-        var wrapped = PersistenceError(
-            .migrationFailed, step + ": " + cause.message + "; nothing was changed", nativeCode: cause.nativeCode,
-            nativeMessage: cause.nativeMessage, underlyingError: cause)
-        if cause.code == .migrationFailed { wrapped.underlyingError = cause.underlyingError ?? cause }
-        return wrapped
+        return stored
     }
 }

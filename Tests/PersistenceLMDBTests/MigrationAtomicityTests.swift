@@ -117,7 +117,8 @@ import Testing
             let db = try builder.create()
             #expect(calls.withLock { $0 } == 1)
             #expect(try db.count(NoteV2.self) == 3_000)
-            #expect(try db.verify().isSound)
+            let report = try db.verify()
+            #expect(report.isSound, "\(report)")
         }
     }
 }

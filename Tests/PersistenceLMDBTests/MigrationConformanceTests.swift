@@ -42,8 +42,12 @@ extension LMDBMigrationConformance {
             .sorted()
     }
 
+    /// The logical names of the store's databases (a migration's databases are named for it; see `DatabaseNames`).
     private func databaseNames(of store: LMDBDatabase) throws -> [String] {
-        try store.environment.read { try $0.databaseNames() }
+        try store.environment.read { transaction in
+            let names = try DatabaseNames.read(store.metaDBI, transaction)
+            return try transaction.databaseNames().map(names.logical)
+        }
     }
 
     /// The store's data file, byte for byte.

@@ -111,7 +111,9 @@ enum StoreKeyRecord: Sendable, Hashable {
             try StoreMetadata.write(.keyWrap, encoder.encode(record), meta, transaction)
             try StoreMetadata.delete(.keyDerivation, meta, transaction)
         }
-        try StoreMetadata.writeNumber(.format, format, meta, transaction)
+        // A format-4 store keeps its format (its databases are remapped); the record's kind is its keyFormat.
+        let mapped = try StoreMetadata.readNumber(.format, meta, transaction) == StoreMetadata.mappedFormat
+        try StoreMetadata.writeNumber(mapped ? .keyFormat : .format, format, meta, transaction)
     }
 
     /// The store's data keys, if `passphrase` is its passphrase; slow by design.

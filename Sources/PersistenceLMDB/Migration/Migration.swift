@@ -74,12 +74,12 @@ public final class Migration {
         try run.enumerate(pass) { oldValues, newValues, key in
             let old = try oldValues.map { values in
                 try MigrationObject(
-                    Record(layout: pass.old ?? pass.store.layout, values: values), role: .old, key: key,
+                    Record(layout: try Self.layout(pass.old, of: pass), values: values), role: .old, key: key,
                     migration: self, pass: pass)
             }
             let new = try newValues.map { values in
                 try MigrationObject(
-                    Record(layout: pass.new ?? pass.store.layout, values: values), role: .enumerated, key: key,
+                    Record(layout: try Self.layout(pass.new, of: pass), values: values), role: .enumerated, key: key,
                     migration: self, pass: pass)
             }
             defer {
@@ -216,6 +216,13 @@ public final class Migration {
         // The enumeration deletes the object it is visiting when the closure returns.
         if object.role == .created { try run.delete(key: object.key, in: pass) }
         object.markDeleted()
+    }
+
+    /// The layout values of `pass` come in: an enumeration hands old values only when there is an old layout, and
+    /// new values only when there is a new one.
+    private static func layout(_ layout: RecordLayout?, of pass: MigrationRun.EntityPass) throws -> RecordLayout {
+        guard let layout else { throw PersistenceError(.backend, "'\(pass.name)' has no layout for those values") }
+        return layout
     }
 
     /// Ends the migration block: the migration and its objects can no longer be used.

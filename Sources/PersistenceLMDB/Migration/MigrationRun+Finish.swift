@@ -10,7 +10,8 @@ extension MigrationRun {
     func blockersWithoutCode() throws -> [String] {
         var blockers: [String] = []
         for name in order {
-            guard let pass = entities[name], let mapping = pass.mapping, try transaction.count(pass.store.dbi) > 0,
+            guard let pass = entities[name], let mapping = pass.mapping, let live = pass.live,
+                try transaction.count(live.dbi) > 0,
                 let blocker = MigrationStepPlan.blocker(mapping, mapped: [], requiresSameTypes: true)
             else { continue }
             blockers.append(blocker)
@@ -18,34 +19,73 @@ extension MigrationRun {
         return blockers
     }
 
-    /// Ends the migration: deletes removed entities, writes every record that changed in the new layout —
-    /// checked against the new schema — rebuilds the indexes of every entity that changed, and persists the nonce
-    /// counter. Throws `migrationFailed` naming entity and attribute for a record the new schema refuses.
-    func finish(meta: MDB_dbi) throws {
+    /// Ends the migration's work: writes into the shadows every record that changed — in the new layout, checked
+    /// against the new schema — and the indexes whose entries may differ, and rewrites the aliases of renamed
+    /// entities. The stored databases are untouched: ``switchedNames()`` says what replaces them. Throws
+    /// `migrationFailed` naming entity and attribute for a record the new schema refuses.
+    func finish() throws {
         for name in order {
-            guard let pass = entities[name] else { continue }
-            guard let new = pass.new else {
-                try environment.dropDatabase(named: "entity:" + name, in: transaction)
-                for index in pass.old?.entity.indexes ?? [] {
-                    try environment.dropDatabase(named: "index:" + index.name(in: name), in: transaction)
-                }
-                continue
-            }
+            guard let pass = entities[name], let new = pass.new else { continue }
             let change = difference.changedEntities.first { $0.name == name }
             try checkPrimaryKey(pass)
             let recordsChange =
                 change?.changesRecords == true || pass.mapping?.changesRecords == true || !pass.renamed.isEmpty
-            let rewritesRecords = pass.form == .working || (pass.form == .old && recordsChange) || pass.touched
-            let indexesChange = pass.store.indexes.contains { needsRebuild($0.index, of: pass, change: change) }
-            guard rewritesRecords || indexesChange else { continue }
-            try rewrite(pass, new, change: change, recordsToo: rewritesRecords)
+                || pass.moved
+            let rewritesRecords = pass.form != .old || recordsChange || pass.touched
+            let rebuilt = try shadowStoreIfNeeded(pass, rewritesRecords).map { shadow in
+                shadow.indexes.filter { needsRebuild($0.index, of: pass, change: change) }
+            }
+            guard rewritesRecords || !(rebuilt ?? []).isEmpty else { continue }
+            try rewrite(pass, new, change: change, recordsToo: rewritesRecords, rebuilt: rebuilt ?? [])
         }
         try renameAliasTargets()
-        if sealer.isEncrypted { try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, meta, transaction) }
+    }
+
+    /// The shadow of an entity the end will write to: when its records are rewritten, or an index of it may differ.
+    private func shadowStoreIfNeeded(_ pass: EntityPass, _ rewritesRecords: Bool) throws -> EntityStore? {
+        if rewritesRecords || pass.shadow != nil { return try shadowStore(pass) }
+        guard let new = pass.new,
+            new.entity.indexes.contains(where: { needsRebuild($0, of: pass, change: nil) })
+                || difference.changedEntities.contains(where: { $0.name == pass.name })
+        else { return nil }
+        return try shadowStore(pass)
+    }
+
+    /// The stored databases' names once the migration's shadows replace them: what the switch writes. Every entity's
+    /// records and indexes resolve to the database that holds them in the new schema; removed entities and indexes
+    /// are gone from the map.
+    func switchedNames() -> DatabaseNames {
+        var switched = names
+        for name in order {
+            guard let pass = entities[name] else { continue }
+            // What the stored entity had under its stored name, first: gone, or replaced below.
+            if let old = pass.old?.entity {
+                switched.remove(DatabaseNames.entity(old.name))
+                for index in old.indexes { switched.remove(DatabaseNames.index(index, of: old.name)) }
+            }
+            guard let new = pass.new?.entity else { continue }
+            let records = DatabaseNames.entity(new.name)
+            if pass.replacesRecords, let shadow = pass.shadow {
+                switched.map(records, to: shadow.databaseName)
+            } else if let live = pass.live {
+                switched.map(records, to: live.databaseName)
+            }
+            for index in new.indexes {
+                let logical = DatabaseNames.index(index, of: new.name)
+                if pass.rebuiltIndexes.contains(index),
+                    let shadow = pass.shadow?.indexes.first(where: { $0.index == index })
+                {
+                    switched.map(logical, to: shadow.databaseName)
+                } else if let live = pass.live?.indexes.first(where: { $0.index == index }) {
+                    switched.map(logical, to: live.databaseName)
+                }
+            }
+        }
+        return switched
     }
 
     /// Makes aliases naming records of an entity the model renamed name them by its new name, as the SQL backends'
-    /// migrations do (records keep their primary keys).
+    /// migrations do (records keep their primary keys). Aliases are few: rewritten in the step under way.
     private func renameAliasTargets() throws {
         let renamed = entities.values.reduce(into: [String: String]()) { renamed, pass in
             if let old = pass.old?.entity.name, old != pass.name { renamed[old] = pass.name }
@@ -77,7 +117,7 @@ extension MigrationRun {
             guard let pass = entities[name] else { return nil }
             return MigrationReport.EntityCounts(
                 name: name, recordsBefore: pass.recordsBefore,
-                recordsAfter: pass.new == nil ? 0 : try transaction.count(pass.store.dbi),
+                recordsAfter: try recordsAfter(pass),
                 recordsRewritten: pass.recordsRewritten)
         }
         let step = MigrationReport.Step(
@@ -88,6 +128,13 @@ extension MigrationRun {
             changes: clauses.map { "\(oldVersion) → \(newVersion): \($0)" }, entities: counts, steps: [step])
     }
 
+    /// The records an entity has once the migration is switched to.
+    private func recordsAfter(_ pass: EntityPass) throws -> Int {
+        guard pass.new != nil else { return 0 }
+        let store = pass.replacesRecords ? pass.shadow : pass.source
+        return try store.map { try transaction.count($0.dbi) } ?? 0
+    }
+
     /// A primary key can't change under stored records: their keys are its values.
     private func checkPrimaryKey(_ pass: EntityPass) throws {
         guard let old = pass.old, let new = pass.new, pass.form != .new else { return }
@@ -95,7 +142,7 @@ extension MigrationRun {
         let source = pass.renamed[newKey] ?? newKey
         guard source != old.entity.primaryKey || old.entity.primaryKeyAttribute?.type != new.types[new.primaryKeyIndex]
         else { return }
-        guard try transaction.count(pass.store.dbi) > 0 else { return }
+        guard let source = pass.source, try transaction.count(source.dbi) > 0 else { return }
         throw PersistenceError(
             .migrationFailed,
             "the primary key of '\(pass.name)' changed from '\(old.entity.primaryKey)' to '\(newKey)' and the entity "
@@ -103,25 +150,29 @@ extension MigrationRun {
                 + "objects anew")
     }
 
-    /// Walks every record of `pass`: writes it in the new layout when `recordsToo`, and files it in every index
-    /// (emptied before).
+    /// Walks every record of `pass` in its current form: writes it into the shadow in the new layout when
+    /// `recordsToo`, and files it in every index of `rebuilt` (the shadow's, emptied before).
     private func rewrite(
-        _ pass: EntityPass, _ layout: RecordLayout, change: SchemaDifference.EntityChange?, recordsToo: Bool
+        _ pass: EntityPass, _ layout: RecordLayout, change: SchemaDifference.EntityChange?, recordsToo: Bool,
+        rebuilt: [EntityStore.IndexStore]
     ) throws {
-        let store = pass.store
-        let rebuilt = store.indexes.filter { needsRebuild($0.index, of: pass, change: change) }
-        guard recordsToo || !rebuilt.isEmpty else { return }
         for index in rebuilt { try transaction.empty(index.dbi) }
-        let total = try transaction.count(store.dbi)
+        pass.rebuiltIndexes = Set(rebuilt.map(\.index))
+        guard let source = pass.source else {
+            // Nothing stored or written yet (an added entity): its shadow, empty, is its records.
+            pass.replacesRecords = recordsToo
+            return
+        }
+        let total = try transaction.count(source.dbi)
         var completed = 0
         try report(pass, .rewriting, 0, total)
-        try transaction.forEach(store.dbi) { keyBytes, stored in
+        try scan(source.dbi) { keyBytes, stored in
             let key = Data(keyBytes)
-            let (old, decoded) = try values(of: stored, key: keyBytes, in: pass)
+            let (old, decoded) = try values(of: stored, key: keyBytes, in: pass, from: source)
             guard var values = decoded else { throw RecordCodec.damaged() }
             if recordsToo {
                 values = try conforming(values, layout, change: change)
-                try put(new: values, old: old, key: key, in: pass, form: .new)
+                _ = try put(new: values, old: old, key: key, in: pass, form: .new)
                 pass.recordsRewritten += 1
             }
             for index in rebuilt {
@@ -140,7 +191,10 @@ extension MigrationRun {
             return true
         }
         if completed != total { try report(pass, .rewriting, completed, completed) }
-        pass.form = .new
+        if recordsToo {
+            pass.form = .new
+            pass.replacesRecords = true
+        }
     }
 
     /// Whether an index's entries may differ from what it holds: it is new or changed, records were created or

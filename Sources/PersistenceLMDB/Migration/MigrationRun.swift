@@ -2,25 +2,31 @@ internal import CLMDB
 import Foundation
 import PersistenceCore
 
-/// One start-up's migration, inside the write transaction that opens the store: what the migration code has done
-/// to each entity so far, and the pass that finishes it (``finish()``). Nothing is committed here — the opening
-/// transaction commits all of it, or none.
+/// One start-up's migration: what the migration code has done to each entity so far, and the pass that finishes it
+/// (``finish()``).
+///
+/// **Nothing the store reads changes until the end.** The stored databases are only read; everything the migration
+/// writes goes to databases of its own, its *shadows* (`<logical name>@<token>`, see ``DatabaseNames``), in steps of a
+/// ``SteppedWrite`` that commit as they go — so memory stays bounded whatever the store's size — and the caller
+/// switches to them in one last small step (``switchedNames()``). A failure, a cancellation or a crash before the
+/// switch leaves the store as it was, with shadows that are dropped (at once, or by the next open).
 ///
 /// **How old and new values live side by side.** The migration code sees every record twice: as it was stored
 /// (`old`, read-only) and in the new schema (`new`). Records are streamed, never held in memory, so while the
-/// code runs an entity's records are stored in one of three forms (``Form``), the same for every record of the
-/// entity: as stored before (old layout); *working* — the new values followed by the old ones, or only the new
-/// values for an object created by the migration; or in the new layout. The first enumeration of an entity moves
-/// it from the old form to the working form as it visits each record; ``finish()`` writes every record in the new
-/// layout. Records are sealed with the store's key and fresh nonces in every form.
+/// code runs an entity's records are in one of three forms (``Form``), the same for every record of the entity: as
+/// stored before (old layout, in the stored database); *working* — in the shadow, the new values followed by the old
+/// ones, or only the new values for an object created by the migration; or in the new layout, in the shadow. The
+/// first enumeration of an entity moves it from the old form to the working form as it visits each record;
+/// ``finish()`` writes every record in the new layout. Records are sealed with the store's key and fresh nonces in
+/// every form, for the entity's new name.
 final class MigrationRun {
     /// How an entity's records are stored at this point of the migration.
     enum Form {
-        /// As before the migration: old layout.
+        /// As before the migration: old layout, in the stored database.
         case old
-        /// New values, then old values (none for objects created by the migration).
+        /// In the shadow: new values, then old values (none for objects created by the migration).
         case working
-        /// New layout: an added entity, or one whose data the migration deleted.
+        /// In the shadow, new layout: an added entity, or one whose data the migration deleted.
         case new
     }
 
@@ -31,10 +37,12 @@ final class MigrationRun {
         let old: RecordLayout?
         /// The current layout; `nil` for a removed entity.
         let new: RecordLayout?
-        /// Where the entity's records and indexes live (in the new layout when there is one).
-        let store: EntityStore
+        /// The stored entity's databases, read only (`nil` for an added entity).
+        let live: EntityStore?
+        /// The migration's own databases for the entity, in the new layout: made at the first write.
+        var shadow: EntityStore?
         var form: Form
-        /// Old attribute names by new name (`renameProperty`).
+        /// Old attribute names by new name (declared, or `renameProperty`).
         var renamed: [String: String] = [:] {
             didSet { mapping = Self.mapping(old, new, renamed) }
         }
@@ -42,26 +50,38 @@ final class MigrationRun {
         private(set) var mapping: RecordMapping?
         /// Whether the migration code created or deleted records (so every index is rebuilt).
         var membershipChanged = false
-        /// Whether the records moved from the entity's previous name (so every index is rebuilt).
-        var moved = false
         /// Attributes the migration code set on some record (so indexes on them are rebuilt).
         var changedAttributes: Set<String> = []
         /// Whether the migration code changed records (so they are checked and rewritten).
         var touched: Bool { membershipChanged || !changedAttributes.isEmpty }
+        /// Whether the entity was renamed (its records are sealed for its new name, and every index is rebuilt).
+        var moved: Bool { old.map { $0.entity.name != name } ?? false }
         /// Records stored before the migration.
         var recordsBefore = 0
-        /// Records written in the new layout by ``MigrationRun/finish(meta:)``.
+        /// Records written in the new layout by ``MigrationRun/finish()``.
         var recordsRewritten = 0
         /// Whether an enumeration of this entity is under way.
         var isEnumerating = false
         /// Keys of objects created during the enumeration under way: it doesn't visit them.
         var createdDuringEnumeration: Set<Data> = []
+        /// While the first enumeration carries the stored records over to the shadow: the last key it visited. A
+        /// stored record with a later key is not in the shadow yet.
+        var carriedUpTo: Data?
+        /// Whether the shadow's records replace the stored ones at the switch (set by ``MigrationRun/finish()``).
+        var replacesRecords = false
+        /// The indexes rebuilt into the shadow's databases by ``MigrationRun/finish()``; the others keep theirs.
+        var rebuiltIndexes: Set<Index> = []
+        /// Whether the migration code deleted the entity's stored data (`deleteData`).
+        var dataDeleted = false
 
-        init(name: String, old: RecordLayout?, new: RecordLayout?, store: EntityStore) {
+        /// Where the entity's records are in their current form.
+        var source: EntityStore? { form == .old ? live : shadow }
+
+        init(name: String, old: RecordLayout?, new: RecordLayout?, live: EntityStore?) {
             self.name = name
             self.old = old
             self.new = new
-            self.store = store
+            self.live = live
             form = old == nil ? .new : .old
             mapping = Self.mapping(old, new, [:])
         }
@@ -74,9 +94,15 @@ final class MigrationRun {
         }
     }
 
-    let transaction: Transaction
+    /// The steps the migration writes in; ``transaction`` is the current step's.
+    let write: SteppedWrite
+    var transaction: Transaction { write.transaction }
     let environment: Environment
     let sealer: ValueSealer
+    /// The stored databases' names.
+    let names: DatabaseNames
+    /// What the migration's own databases' names end in (`@<token>`).
+    let shadowSuffix: String
     /// The difference between the stored schema — with the model's declared renames applied — and the model.
     let difference: SchemaDifference
     /// The declared renames applied, one clause each (`entity 'Tag' renamed 'Label'`, `'Contact.handle' renamed
@@ -91,23 +117,30 @@ final class MigrationRun {
     /// block may name them either way.
     private var previousNames: [String: String] = [:]
 
-    /// Prepares the migration of `stored` to `current`: applies the model's declared renames as the SQL backends do
-    /// (``MigrationStepPlan/continuedSource(of:in:destinationNames:)``, ``MigrationStepPlan/renames(of:from:)``) —
-    /// a renamed entity's records move to its new databases, sealed for its new name —, drops index databases the
-    /// model no longer has, and opens every entity's databases.
+    /// A step commits once its writes reach this many puts or this many bytes of map: the pages a transaction
+    /// changes stay in memory until it commits, and index entries land on pages of their own.
+    static let stepPuts = 8_192
+    static let stepBytes = 8 << 20
+
+    /// Prepares the migration of `stored` to `current`, applying the model's declared renames as the SQL backends do
+    /// (``MigrationStepPlan/continuedSource(of:in:destinationNames:)``, ``MigrationStepPlan/renames(of:from:)``),
+    /// and opens the stored entities' databases.
     init(
-        stored: [EntityDescription], current: [RecordLayout], transaction: Transaction, environment: Environment,
-        sealer: ValueSealer, nonceCounter: UInt64, progress: MigrationProgressHandler?
+        stored: [EntityDescription], current: [RecordLayout], write: SteppedWrite, environment: Environment,
+        sealer: ValueSealer, names: DatabaseNames, token: String, nonceCounter: UInt64,
+        progress: MigrationProgressHandler?
     ) throws {
-        self.transaction = transaction
+        self.write = write
         self.environment = environment
         self.sealer = sealer
+        self.names = names
+        shadowSuffix = "@" + token
         self.progress = progress
         nonces = NonceSequence(startingAt: nonceCounter)
         let sources = Dictionary(stored.map { ($0.name, RecordLayout($0)) }, uniquingKeysWith: { first, _ in first })
         let currentNames = Set(current.map(\.entity.name))
         // Which model entity continues each stored entity: the one of its name, or the one declaring it its previous
-        // name. Records move rather than copy, so one stored entity can't continue as two.
+        // name. One stored entity's records continue as one entity only.
         var continuedBy: [String: RecordLayout] = [:]
         for layout in current {
             guard
@@ -138,58 +171,78 @@ final class MigrationRun {
         difference = SchemaDifference(stored: renamedStored, current: current.map(\.entity))
         self.renameClauses = renameClauses
 
-        // Index databases are named after entity, attributes and uniqueness: one the model doesn't name is gone or
-        // changed. Those it still names are kept, and rebuilt at the end if their entries may differ.
-        let currentIndexes = Set(
-            current.flatMap { layout in layout.entity.indexes.map { $0.name(in: layout.entity.name) } })
-        for entity in stored {
-            for index in entity.indexes where !currentIndexes.contains(index.name(in: entity.name)) {
-                try environment.dropDatabase(named: "index:" + index.name(in: entity.name), in: transaction)
-            }
-        }
         for entity in stored where entities[entity.name] == nil {
             let old = RecordLayout(entity)
             let new = continuedBy[entity.name]
-            let pass = EntityPass(
-                name: new?.entity.name ?? entity.name, old: old, new: new, store: try store(for: new ?? old))
+            let live = try EntityStore(
+                layout: old, names: names.physical, environment: environment, transaction: write.transaction)
+            let pass = EntityPass(name: new?.entity.name ?? entity.name, old: old, new: new, live: live)
             pass.renamed = attributeRenames[entity.name] ?? [:]
-            if pass.name != entity.name {
-                try moveRecords(of: entity, to: pass)
-                previousNames[entity.name] = pass.name
-            }
+            if pass.name != entity.name { previousNames[entity.name] = pass.name }
             try self.add(pass)
         }
         for layout in current where entities[layout.entity.name] == nil {
-            try self.add(EntityPass(name: layout.entity.name, old: nil, new: layout, store: store(for: layout)))
+            try self.add(EntityPass(name: layout.entity.name, old: nil, new: layout, live: nil))
         }
     }
 
-    /// Moves the records of a renamed entity to its new name's database, each sealed for the new name (a sealed
-    /// record authenticates its entity), and deletes the old database. Its indexes are rebuilt at the end.
-    private func moveRecords(of entity: EntityDescription, to pass: EntityPass) throws {
-        var recordsOnly = entity
-        recordsOnly.indexes = []
-        let source = try EntityStore(
-            layout: RecordLayout(recordsOnly), environment: environment, transaction: transaction)
-        try transaction.forEach(source.dbi) { keyBytes, stored in
-            let key = Data(keyBytes)
-            let values = try sealer.open(stored, entity: source, key: keyBytes)
-            let sealed = try sealer.seal(values, entity: pass.store, key: key) { try nonces.next() }
-            try transaction.put(pass.store.dbi, key, sealed)
-            return true
+    /// The migration's own databases for `pass`, made at the first write: records and every index of the new
+    /// layout, under the shadow names, sealed for the entity's new name.
+    func shadowStore(_ pass: EntityPass) throws -> EntityStore {
+        if let shadow = pass.shadow { return shadow }
+        guard let layout = pass.new else {
+            throw PersistenceError(.unknownEntity, "the model has no entity '\(pass.name)' to write objects of")
         }
-        try environment.dropDatabase(named: "entity:" + entity.name, in: transaction)
-        pass.moved = true
+        let shadow = try EntityStore(
+            layout: layout, names: { $0 + self.shadowSuffix }, environment: environment, transaction: transaction)
+        pass.shadow = shadow
+        return shadow
+    }
+
+    /// Commits the step under way and begins the next when it has written enough; only between records, with no
+    /// cursor open.
+    func stepIfDue() throws {
+        let demand = transaction.demand
+        guard demand.puts >= Self.stepPuts || demand.mapBytes >= Self.stepBytes else { return }
+        try write.step(beforeCommit: persistNonces)
+    }
+
+    /// Writes the nonce counter the migration reached, so that nonces are never reused under the store's key — the
+    /// shadows' pages stay in the file even when they are discarded.
+    func persistNonces(_ transaction: Transaction) throws {
+        guard sealer.isEncrypted else { return }
+        let meta = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
+        try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, meta, transaction)
+        environment.noteNonces(upTo: nonces.counter)
+    }
+
+    /// Calls `body` with each key and stored value of `dbi` in key order; between records, commits a step when one
+    /// is due and goes on after the last key visited. `body` returns `false` to stop.
+    func scan(_ dbi: MDB_dbi, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+        var after: Data?
+        while true {
+            var paused = false
+            try transaction.forEach(dbi, after: after) { key, stored in
+                // Copied first: `body` may write to `dbi`, which can move the bytes `key` points at.
+                let visited = Data(key)
+                guard try body(key, stored) else { return false }
+                let demand = transaction.demand
+                guard demand.puts >= Self.stepPuts || demand.mapBytes >= Self.stepBytes, write.commitsSteps else {
+                    return true
+                }
+                after = visited
+                paused = true
+                return false
+            }
+            guard paused else { return }
+            try write.step(beforeCommit: persistNonces)
+        }
     }
 
     private func add(_ pass: EntityPass) throws {
-        if pass.old != nil { pass.recordsBefore = try transaction.count(pass.store.dbi) }
+        if let live = pass.live { pass.recordsBefore = try transaction.count(live.dbi) }
         entities[pass.name] = pass
         order.append(pass.name)
-    }
-
-    private func store(for layout: RecordLayout) throws -> EntityStore {
-        try EntityStore(layout: layout, environment: environment, transaction: transaction)
     }
 
     /// The entity named `name`, in the old schema or the new.
@@ -202,11 +255,12 @@ final class MigrationRun {
 
     // MARK: - Reading and writing records in their current form
 
-    /// The old and new values of a stored record of `pass`, in the entity's current form.
+    /// The old and new values of a record of `pass` stored in `store` (its ``EntityPass/source``), in the entity's
+    /// current form.
     func values(
-        of stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in pass: EntityPass
+        of stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in pass: EntityPass, from store: EntityStore
     ) throws -> (old: [Value]?, new: [Value]?) {
-        let values = try sealer.open(stored, entity: pass.store, key: key)
+        let values = try sealer.open(stored, entity: store, key: key)
         let oldCount = pass.old?.names.count ?? 0
         let newCount = pass.new?.names.count ?? 0
         switch pass.form {
@@ -224,11 +278,14 @@ final class MigrationRun {
     /// The next nonce of the migration's writes.
     func nextNonce() throws -> Nonce { try nonces.next() }
 
-    /// Stores a record of `pass` in `form` (the working form keeps the old values after the new).
-    func put(new: [Value], old: [Value]?, key: Data, in pass: EntityPass, form: Form) throws {
+    /// Stores a record of `pass` in its shadow, in `form` (the working form keeps the old values after the new).
+    func put(new: [Value], old: [Value]?, key: Data, in pass: EntityPass, form: Form, flags: Int32 = 0) throws
+        -> Bool
+    {
+        let shadow = try shadowStore(pass)
         let values = form == .working ? new + (old ?? []) : new
-        let sealed = try sealer.seal(values, entity: pass.store, key: key) { try nonces.next() }
-        try transaction.put(pass.store.dbi, key, sealed)
+        let sealed = try sealer.seal(values, entity: shadow, key: key) { try nonces.next() }
+        return try transaction.put(shadow.dbi, key, sealed, flags: flags)
     }
 
     /// Reports progress every 1,000 records, and at the start and end of a pass.
@@ -254,24 +311,36 @@ final class MigrationRun {
         defer {
             pass.isEnumerating = false
             pass.createdDuringEnumeration = []
+            pass.carriedUpTo = nil
         }
-        // An entity in the old form moves to the working form record by record.
+        // An entity in the old form moves to the working form, into its shadow, record by record; a removed one is
+        // only read.
         let target: Form = pass.new == nil ? .old : (pass.form == .old ? .working : pass.form)
-        let total = try transaction.count(pass.store.dbi)
+        let carriesOver = target != pass.form
+        guard let source = pass.source else {
+            // An added entity the migration hasn't written to: no records.
+            try report(pass, .enumerating, 0, 0)
+            pass.form = target
+            return
+        }
+        if carriesOver { _ = try shadowStore(pass) }
+        let total = try transaction.count(source.dbi)
         var completed = 0
         try report(pass, .enumerating, 0, total)
-        try transaction.forEach(pass.store.dbi) { keyBytes, stored in
+        try scan(source.dbi) { keyBytes, stored in
             let key = Data(keyBytes)
+            if carriesOver { pass.carriedUpTo = key }
             guard !pass.createdDuringEnumeration.contains(key) else { return true }
-            let (old, new) = try values(of: stored, key: keyBytes, in: pass)
+            let (old, new) = try values(of: stored, key: keyBytes, in: pass, from: source)
             switch try body(old, new, key) {
             case .delete:
-                try transaction.delete(pass.store.dbi, key)
+                // A stored record is deleted by not being carried over.
+                if !carriesOver && pass.form != .old { try transaction.delete(source.dbi, key) }
                 pass.membershipChanged = true
             case .store(let values):
                 try put(new: values, old: old, key: key, in: pass, form: target)
             case .unchanged:
-                if target != pass.form, let new { try put(new: new, old: old, key: key, in: pass, form: target) }
+                if carriesOver, let new { try put(new: new, old: old, key: key, in: pass, form: target) }
             }
             completed += 1
             try report(pass, .enumerating, completed, total)
@@ -291,27 +360,33 @@ final class MigrationRun {
     /// Stores an object created by the migration code; its values are in the new layout and already checked.
     func create(_ values: [Value], in pass: EntityPass) throws -> Data {
         let key = try KeyCodec.recordKey(
-            values[pass.store.layout.primaryKeyIndex], of: pass.name, maximumSize: environment.maximumKeySize)
+            values[pass.new?.primaryKeyIndex ?? 0], of: pass.name, maximumSize: environment.maximumKeySize)
         if pass.form == .old && !pass.isEnumerating { try convertToWorkingForm(pass) }
-        // Created objects have no old values: in the working form too they are only their new values.
-        let sealed = try sealer.seal(values, entity: pass.store, key: key) { try nonces.next() }
-        guard try transaction.put(pass.store.dbi, key, sealed, flags: MDB_NOOVERWRITE) else {
+        // While the stored records are being carried over, those not reached yet are only in the stored database.
+        if pass.form == .old, let live = pass.live, pass.carriedUpTo.map({ $0.lexicographicallyPrecedes(key) }) ?? true,
+            try transaction.get(live.dbi, key) != nil
+        {
             throw PersistenceError(.duplicateKey, "a '\(pass.name)' record has that primary key")
         }
-        if pass.isEnumerating { pass.createdDuringEnumeration.insert(key) }
+        // Created objects have no old values: in the working form too they are only their new values.
+        guard try put(new: values, old: nil, key: key, in: pass, form: .new, flags: MDB_NOOVERWRITE) else {
+            throw PersistenceError(.duplicateKey, "a '\(pass.name)' record has that primary key")
+        }
+        if pass.isEnumerating { pass.createdDuringEnumeration.insert(key) } else { try stepIfDue() }
         pass.membershipChanged = true
         return key
     }
 
     /// Rewrites an object created earlier by the migration code.
     func update(created values: [Value], key: Data, in pass: EntityPass) throws {
-        try put(new: values, old: nil, key: key, in: pass, form: pass.form == .old ? .working : pass.form)
+        _ = try put(new: values, old: nil, key: key, in: pass, form: .new)
     }
 
-    /// Deletes the record stored under `key`; whether there was one.
+    /// Deletes an object created by the migration code; whether there was one.
     @discardableResult
     func delete(key: Data, in pass: EntityPass) throws -> Bool {
-        let deleted = try transaction.delete(pass.store.dbi, key)
+        guard let shadow = pass.shadow else { return false }
+        let deleted = try transaction.delete(shadow.dbi, key)
         if deleted { pass.membershipChanged = true }
         return deleted
     }
@@ -321,10 +396,13 @@ final class MigrationRun {
         guard !pass.isEnumerating else {
             throw PersistenceError(.invalidArgument, "'\(pass.name)' can't lose its data while it is enumerated")
         }
-        let hadData = try transaction.count(pass.store.dbi) > 0
-        try transaction.empty(pass.store.dbi)
-        if pass.new != nil { pass.form = .new }
+        let hadData = try pass.source.map { try transaction.count($0.dbi) > 0 } ?? false
+        if pass.new != nil {
+            try transaction.empty(try shadowStore(pass).dbi)
+            pass.form = .new
+        }
         pass.membershipChanged = true
+        pass.dataDeleted = true
         return hadData
     }
 

@@ -9,23 +9,32 @@ final class EntityStore: Sendable {
         let index: Index
         let positions: [Int]
         let dbi: MDB_dbi
+        /// The database's physical name.
+        let databaseName: String
     }
 
     let layout: RecordLayout
     let dbi: MDB_dbi
+    /// The records database's physical name.
+    let databaseName: String
     let indexes: [IndexStore]
     private let aadPrefix: [UInt8]
 
-    /// Opens (creating when missing) the entity's databases in `transaction`.
-    init(layout: RecordLayout, environment: Environment, transaction: Transaction) throws {
+    /// Opens (creating when missing) the entity's databases in `transaction`, each under the physical name `names`
+    /// gives its logical name (see ``DatabaseNames``).
+    init(
+        layout: RecordLayout, names: (String) -> String = { $0 }, environment: Environment, transaction: Transaction
+    ) throws {
         self.layout = layout
         let name = layout.entity.name
-        dbi = try environment.database(named: "entity:" + name, flags: 0, in: transaction)
+        databaseName = names(DatabaseNames.entity(name))
+        dbi = try environment.database(named: databaseName, flags: 0, in: transaction)
         indexes = try layout.entity.indexes.map { index in
             let positions = try index.attributes.map { try layout.requirePosition(of: $0) }
             let flags = index.isUnique ? 0 : UInt32(MDB_DUPSORT)
-            let dbi = try environment.database(named: "index:" + index.name(in: name), flags: flags, in: transaction)
-            return IndexStore(index: index, positions: positions, dbi: dbi)
+            let databaseName = names(DatabaseNames.index(index, of: name))
+            let dbi = try environment.database(named: databaseName, flags: flags, in: transaction)
+            return IndexStore(index: index, positions: positions, dbi: dbi, databaseName: databaseName)
         }
         aadPrefix = Array(name.utf8) + [0]
     }

@@ -16,7 +16,7 @@ final class Environment: @unchecked Sendable {
     /// Serializes write transactions (one writer at a time, and no nested write on one thread).
     let writer = WriterLock()
     /// Held shared by every transaction, exclusively while the map grows.
-    private let growth = ReadWriteLock()
+    let growth = ReadWriteLock()
     private let databaseLock = NSLock()
     private var databases: [String: MDB_dbi] = [:]
     /// The largest key LMDB stores (511 bytes in the default build).
@@ -28,7 +28,7 @@ final class Environment: @unchecked Sendable {
     let observationHub = ObservationHub()
     /// The id of the last write transaction this process committed or noticed (0 before the first); read and
     /// written under ``writer``.
-    private let lastTransactionID = Atomic<Int>(0)
+    let lastTransactionID = Atomic<Int>(0)
     /// How many databases (and openings under way) use the environment; read and written only under
     /// ``EnvironmentRegistry``'s lock.
     var users = 0
@@ -199,7 +199,7 @@ final class Environment: @unchecked Sendable {
     /// no read open (growing waits for every transaction of the process to end): to fit what the store uses plus
     /// what the whole write asked to store (``WriteDemand``, measured to the end of the block — or to its first read
     /// after the map filled), at least double. A write that only writes then fits at its next attempt.
-    private func mapFull(_ demand: WriteDemand, _ instrumentation: Instrumentation) -> PersistenceError {
+    func mapFull(_ demand: WriteDemand, _ instrumentation: Instrumentation) -> PersistenceError {
         var grown = false
         if readDepth.value == 0 {
             grown =
@@ -224,7 +224,7 @@ final class Environment: @unchecked Sendable {
     /// space, not disk) this never happens; with a small ``LMDBBuilder/initialMapSize`` it keeps ordinary writes
     /// from filling the map. `mdb_env_set_mapsize` needs every transaction of this process closed, so it waits for
     /// open reads; a read open on this very thread would wait for itself, and then the map is left as it is.
-    private func growAheadOfNeed(reservingMultipleOfUsed multiple: Int, instrumentation: Instrumentation) throws {
+    func growAheadOfNeed(reservingMultipleOfUsed multiple: Int, instrumentation: Instrumentation) throws {
         try checkOpen()
         guard readDepth.value == 0 else { return }
         let needed = try usedBytes().multipliedReportingOverflow(by: max(2, multiple + 1))
@@ -258,7 +258,7 @@ final class Environment: @unchecked Sendable {
     }
 
     /// Adopts a map grown by another process (`MDB_MAP_RESIZED`).
-    private func adoptResizedMap() throws {
+    func adoptResizedMap() throws {
         guard readDepth.value == 0 else {
             throw PersistenceError(.busy, "another process grew the map while this thread has a read open")
         }
@@ -346,6 +346,11 @@ final class ReadWriteLock: @unchecked Sendable {
         pthread_rwlock_destroy(lock)
         lock.deallocate()
     }
+
+    /// Takes the lock shared until ``unlock()``: for a hold that spans more than one call (``SteppedWrite``).
+    func lockShared() { pthread_rwlock_rdlock(lock) }
+
+    func unlock() { pthread_rwlock_unlock(lock) }
 
     func withShared<R>(_ body: () throws -> R) rethrows -> R {
         pthread_rwlock_rdlock(lock)

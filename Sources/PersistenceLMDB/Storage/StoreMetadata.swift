@@ -10,7 +10,7 @@ import PersistenceCore
 /// `keyWrap` in formats 2 and 3 (a ``WrappedKeyRecord``).
 enum StoreMetadata {
     /// The newest format this version reads and writes; a store with a higher one is `unsupportedFormatVersion`.
-    static let formatVersion: UInt64 = 3
+    static let formatVersion: UInt64 = 4
     /// Keys derived straight from the passphrase (`keyDerivation`); also every unencrypted store.
     static let derivedKeyFormat: UInt64 = 1
     /// Random data keys wrapped under a key derived from the passphrase (`keyWrap`), AES-256-GCM and HMAC-SHA256.
@@ -18,10 +18,37 @@ enum StoreMetadata {
     /// As format 2, the record naming the values' cipher and the index hash, Argon2id allowed (`keyWrap`); new encrypted
     /// stores. (Unencrypted stores stay format 1: nothing of theirs changed.)
     static let suiteFormat: UInt64 = 3
+    /// A store whose named databases a migration replaced (``DatabaseNames``): the key record is the kind its
+    /// `keyFormat` (1, 2 or 3) names. Older versions refuse it rather than read the replaced databases.
+    static let mappedFormat: UInt64 = 4
     static let databaseName = "meta"
 
     enum Key: String {
         case format, schema, schemaVersion, keyDerivation, keyWrap, nonceCounter
+        /// ``DatabaseNames``; `keyFormat` in format 4.
+        case databases, keyFormat
+        /// The token of a migration under way (its shadow databases end in `@<token>`).
+        case migration
+    }
+
+    /// The format that decides the kind of key record: the store's format, or in format 4 its `keyFormat`.
+    /// - Throws: `corrupt` for a format-4 store without a valid `keyFormat`.
+    static func keyFormat(of format: UInt64, _ dbi: MDB_dbi, _ transaction: Transaction) throws -> UInt64 {
+        guard format == mappedFormat else { return format }
+        let keyFormat = try requiredNumber(.keyFormat, dbi, transaction)
+        guard (derivedKeyFormat...suiteFormat).contains(keyFormat) else {
+            throw PersistenceError(.corrupt, "the store's key format \(keyFormat) is not one this version reads")
+        }
+        return keyFormat
+    }
+
+    /// Makes the store format 4 — its key record's format kept as `keyFormat` — once its database names are
+    /// remapped.
+    static func markMapped(_ dbi: MDB_dbi, _ transaction: Transaction) throws {
+        let format = try requiredNumber(.format, dbi, transaction)
+        guard format != mappedFormat else { return }
+        try writeNumber(.keyFormat, format, dbi, transaction)
+        try writeNumber(.format, mappedFormat, dbi, transaction)
     }
 
     static func read(_ key: Key, _ dbi: MDB_dbi, _ transaction: Transaction) throws -> Data? {

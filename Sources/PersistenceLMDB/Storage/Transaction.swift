@@ -186,6 +186,31 @@ final class Transaction {
         }
     }
 
+    /// ``forEach(_:_:)`` from the first key after `after` (from the first key when `nil`): how a walk goes on in
+    /// the next transaction (``SteppedWrite``), where the last one's cursor is gone.
+    func forEach(
+        _ dbi: MDB_dbi, after: Data?, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        guard let after else { return try forEach(dbi, body) }
+        try withCursor(dbi) { cursor in
+            var key = MDB_val()
+            var value = MDB_val()
+            var code = try after.withMDBVal { start in
+                key = start
+                return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+            }
+            // MDB_SET_RANGE stops at `after` itself when it is still there.
+            if code == MDB_SUCCESS, key.bytes.elementsEqual(after) {
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+            while code == MDB_SUCCESS {
+                guard try body(key.bytes, value.bytes) else { return }
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+            if code != MDB_NOTFOUND { try check(code, "could not iterate") }
+        }
+    }
+
     /// The values stored under `key` in a sorted-duplicates (`MDB_DUPSORT`) database. Only for those: elsewhere
     /// `MDB_NEXT_DUP` moves on to the next key.
     func duplicates(_ dbi: MDB_dbi, _ key: Data) throws -> [Data] {

@@ -54,14 +54,13 @@ struct LMDBVerifier {
     private mutating func verifyDatabaseNames() throws {
         var expected: Set<String> = [StoreMetadata.databaseName]
         for store in stores {
-            let entity = store.layout.entity
-            expected.insert("entity:" + entity.name)
-            for index in entity.indexes { expected.insert("index:" + index.name(in: entity.name)) }
+            expected.insert(store.databaseName)
+            for index in store.indexes { expected.insert(index.databaseName) }
         }
         // Only our own prefixes: a later version may keep other databases, and an older one must not call that
         // damage.
         for name in try transaction.databaseNames() where !expected.contains(name) {
-            guard name.hasPrefix("entity:") || name.hasPrefix("index:") else { continue }
+            guard DatabaseNames.isEntityOrIndex(name) else { continue }
             add(
                 VerificationProblem(
                     .schemaMismatch, message: "the store holds a database '\(name)' that the model does not declare"))
@@ -206,8 +205,21 @@ struct LMDBVerifier {
         // With the format number missing (reported above), judge by the record that is there.
         let hasWrapped = try StoreMetadata.read(.keyWrap, metaDBI, transaction) != nil
         let hasDerived = try StoreMetadata.read(.keyDerivation, metaDBI, transaction) != nil
+        var keyFormat = format
+        if format == StoreMetadata.mappedFormat {
+            keyFormat = number(.keyFormat)
+            if let value = keyFormat, !(StoreMetadata.derivedKeyFormat...StoreMetadata.suiteFormat).contains(value) {
+                metadataProblem(.metadataInvalid, "the key format \(value) is not one this version reads")
+            }
+        }
+        if (try? DatabaseNames.read(metaDBI, transaction)) == nil {
+            metadataProblem(.metadataInvalid, "the map of database names is unreadable")
+        }
+        if try StoreMetadata.read(.migration, metaDBI, transaction) != nil {
+            metadataProblem(.metadataInvalid, "a migration was under way and never finished or was discarded")
+        }
         let candidates =
-            format.map { [$0] }
+            keyFormat.map { [$0] }
             ?? (hasWrapped
                 ? [StoreMetadata.suiteFormat, StoreMetadata.wrappedKeyFormat] : [StoreMetadata.derivedKeyFormat])
         var record: StoreKeyRecord?

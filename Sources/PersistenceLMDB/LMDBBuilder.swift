@@ -70,7 +70,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)`` is given others).
     public var keyDerivation = KeyDerivation.rfc9106
     /// Brings a store written with an older ``schemaVersion`` up to the model, at ``create()``: called once with the
-    /// store's version, inside the transaction that opens the store (see ``Migration``). Without a block, what the
+    /// store's version, before the store opens (see ``Migration``). Without a block, what the
     /// schema difference can do alone is done, by the rules of an inferred SQL migration step (added and removed
     /// entities and attributes, declared defaults, renames declared with ``Entity/previousAttributeNames`` and
     /// ``Entity/previousName``, widening, indexes); a change that needs code is `migrationRequired`, naming it, with
@@ -145,7 +145,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     ///   `wrongPassphrase` (checked before any record is read or written), `migrationRequired` (the schema changed
     ///   without a version bump), `migrationFailed` (the migration block threw — the cause is the error's
     ///   `underlyingError` — or the migrated records don't fit the model; the store is unchanged),
-    ///   `unsupportedFormatVersion`, `corrupt`, `storageFull`.
+    ///   `unsupportedFormatVersion`, `corrupt`, `storageFull`, `busy` (another process is migrating the store).
     /// The logger and metrics of the database this builder makes.
     var instrumentation: Instrumentation {
         Instrumentation(logger: logger, metricsFactory: metricsFactory, backend: "lmdb", store: databaseName)

@@ -32,6 +32,8 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     package let keyMemoryProbe: KeyMemoryProbe?
     let metaDBI: MDB_dbi
     let aliasDBI: MDB_dbi
+    /// Checks at each transaction's start that no other process migrated the store since it opened.
+    let stamp: MigrationStamp
     let instrumentation: Instrumentation
     let runner = TransactionRunner(label: "persistence.lmdb")
     /// What the migration run by ``LMDBBuilder/create()`` did (blocks and declared changes), or `nil` when the store
@@ -40,9 +42,10 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
 
     init(
         fileURL: URL, environment: Environment, registration: StoreFiles.StoreRegistration, stores: EntityStores,
-        sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi, instrumentation: Instrumentation,
-        migrationReport: MigrationReport? = nil
+        sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi, stamp: MigrationStamp,
+        instrumentation: Instrumentation, migrationReport: MigrationReport? = nil
     ) {
+        self.stamp = stamp
         self.instrumentation = instrumentation
         self.migrationReport = migrationReport
         self.fileURL = fileURL
@@ -129,6 +132,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     public func read<R>(_ body: (LMDBContext) throws -> R) throws -> R {
         try instrumentation.transaction(writable: false) {
             try environment.read { transaction in
+                try stamp.check(metaDBI, transaction)
                 let context = LMDBContext(
                     transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
                     recorder: nil, instrumentation: instrumentation)
@@ -144,6 +148,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
             let recorder = ChangeRecorder(recordsKeys: observationHub.recordsKeys)
             let result = try instrumentation.transaction(writable: true) {
                 try environment.write(instrumentation: instrumentation) { transaction in
+                    try stamp.check(metaDBI, transaction)
                     let context = LMDBContext(
                         transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI,
                         aliasDBI: aliasDBI,

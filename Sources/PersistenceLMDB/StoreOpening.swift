@@ -65,6 +65,7 @@ struct StoreOpening {
             var stores: [EntityStore] = []
             var metaDBI = MDB_dbi()
             var aliasDBI = MDB_dbi()
+            var stamp: MigrationStamp?
             // Handles of databases first opened in a transaction that rolls back are closed with it: forget them.
             let known = environment.openDatabaseNames
             defer { if stores.isEmpty { environment.forgetDatabaseHandles(openedSince: known) } }
@@ -88,6 +89,7 @@ struct StoreOpening {
                     }
                 }
                 let names = try DatabaseNames.read(metaDBI, transaction)
+                stamp = try MigrationStamp(metaDBI, transaction, schemaVersion: builder.schemaVersion)
                 aliasDBI = try environment.database(named: LMDBContext.aliasDatabaseName, flags: 0, in: transaction)
                 stores = try layouts.map {
                     try EntityStore(
@@ -98,11 +100,12 @@ struct StoreOpening {
                 builder.instrumentation.migrated(
                     from: migration.fromVersion, to: migration.toVersion, summary: migration.description)
             }
+            guard let stamp else { throw PersistenceError(.backend, "the store's opening transaction did not run") }
             return LMDBDatabase(
                 fileURL: file, environment: environment, registration: registration,
                 stores: EntityStores(model: builder.model, stores: stores),
-                sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, instrumentation: builder.instrumentation,
-                migrationReport: migration)
+                sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, stamp: stamp,
+                instrumentation: builder.instrumentation, migrationReport: migration)
         }
     }
 

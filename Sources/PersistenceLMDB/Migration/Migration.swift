@@ -29,9 +29,10 @@ public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchema
 /// ```
 ///
 /// Everything — the block's changes, the schema's, every record rewritten (sealed with the store's key and fresh
-/// nonces when it is encrypted), indexes and the new version — commits in one transaction, or nothing does: an error
-/// the block throws, a record the new schema refuses, or a crash leaves the store as it was. Records are streamed,
-/// so memory doesn't grow with the store. A `Migration` is only valid while the block runs.
+/// nonces when it is encrypted), indexes and the new version — becomes the store's at once, or nothing does: an error
+/// the block throws, a record the new schema refuses, or a crash leaves the store as it was. What the migration
+/// writes goes to databases of its own, in steps that each commit, and one last small write switches the store to
+/// them: memory doesn't grow with the store. A `Migration` is only valid while the block runs.
 public final class Migration {
     let run: MigrationRun
     /// Whether the migration block is still running.

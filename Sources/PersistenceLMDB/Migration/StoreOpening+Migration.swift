@@ -57,6 +57,7 @@ extension StoreOpening {
                 try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
                 try StoreMetadata.writeNumber(.schemaVersion, UInt64(builder.schemaVersion), meta, transaction)
                 try StoreMetadata.delete(.migration, meta, transaction)
+                try StoreMetadata.write(.migrated, Data(token.utf8), meta, transaction)
                 return try migrationRun.report(
                     from: version, to: builder.schemaVersion, ranBlock: runsBlock && builder.migrationBlock != nil)
             }

@@ -29,6 +29,8 @@ enum StoreMetadata {
         case databases, keyFormat
         /// The token of a migration under way (its shadow databases end in `@<token>`).
         case migration
+        /// The token of the last migration that switched databases (``MigrationStamp``).
+        case migrated
     }
 
     /// The format that decides the kind of key record: the store's format, or in format 4 its `keyFormat`.

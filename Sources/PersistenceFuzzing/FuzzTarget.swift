@@ -8,17 +8,19 @@ package enum FuzzTarget: UInt8, CaseIterable, Sendable {
     case record
     /// LMDB's primary-key encoding (`KeyCodec`), for each attribute type.
     case key
-    /// The encrypted store's key derivation record (JSON), checked as opening checks it.
+    /// A format-1 encrypted store's key derivation record (JSON, scrypt), checked as opening checks it.
     case keyDerivation
     /// A number of LMDB's meta database (format version, schema version, nonce counter).
     case metadataNumber
-    /// A sealed value: AES-GCM opening, then the record format.
+    /// A sealed value: AES-256-GCM opening under format-1 keys, then the record format.
     case sealedValue
-    /// The stored schema (`[EntityDescription]` as JSON), as both backends read and compare it.
+    /// The stored schema (`[EntityDescription]` as JSON), as every backend (SQLite, LMDB, PostgreSQL) reads and
+    /// compares it.
     case schema
-    /// Entity decoding from dynamic values of any type, as both backends decode rows and records.
+    /// Entity decoding from dynamic values of any type, as every backend decodes rows and records.
     case row
-    /// Format 2's wrapped key record (JSON): decoded, then unlocked as opening unlocks it.
+    /// The wrapped key record of formats 2 and 3 (JSON): decoded, then unlocked as opening unlocks it when its key
+    /// derivation is cheap enough to fuzz (otherwise only its parameters are checked).
     case wrappedKeys
 
     /// The target an input's first byte picks.
@@ -52,8 +54,9 @@ package enum FuzzTarget: UInt8, CaseIterable, Sendable {
         }
     }
 
-    /// The stored schema, read as `SchemaStore` (SQLite) and `LMDBBuilder` (LMDB) read it: JSON that does not decode
-    /// is `corrupt`; what decodes is laid out and compared with the current model.
+    /// The stored schema, read as `SchemaStore` (SQLite), `PostgresSchemaStore` (PostgreSQL) and `StoreOpening`
+    /// (LMDB) read it: JSON that does not decode is `corrupt`; what decodes is laid out and compared with the current
+    /// model.
     private static func schema(_ payload: Data) throws {
         guard let stored = try? JSONDecoder().decode([EntityDescription].self, from: payload) else {
             throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
@@ -86,7 +89,8 @@ package enum FuzzTarget: UInt8, CaseIterable, Sendable {
     }
 }
 
-/// The keys sealed values are fuzzed under: derived once per process, with scrypt's cheapest parameters.
+/// The keys sealed values are fuzzed under: derived once per process as a format-1 store derives them, with cheap
+/// scrypt parameters (N = 2^10, the smallest accepted; r = 8, p = 1).
 enum FuzzKeys {
     /// The passphrase of the fuzzed key records' seeds.
     static let passphrase = "fuzz"

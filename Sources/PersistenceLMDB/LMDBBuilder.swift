@@ -20,10 +20,14 @@ public import Logging
 /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)``); the authenticated data binds the entity and the
 /// record's key, so a value altered or moved to another key fails with `authenticationFailed` instead of reading as
 /// other data. Indexed values are stored only as keyed BLAKE2b digests (HMAC-SHA256 in stores made before format 3).
-/// The keys live in libsodium's guarded memory, wiped when the database closes. **Not protected**: primary keys (they are LMDB keys, in plaintext), entity and attribute
-/// names (the schema), how many records there are and their sizes, and which records are read or written when.
-/// Passphrases are compared after Unicode NFC normalization, so composed and decomposed forms are the same
-/// passphrase.
+/// The keys live in libsodium's guarded memory, wiped when the database closes. **Not protected**: primary keys
+/// (they are LMDB keys, in plaintext), entity and attribute names (the schema), how many records there are and their
+/// sizes, and which records are read or written when. Passphrases are compared after Unicode NFC normalization, so
+/// composed and decomposed forms are the same passphrase.
+///
+/// **Platforms.** The backend links the system's `liblmdb` and `libsodium`, found through pkg-config. It is built
+/// and tested on Linux, and should build on macOS where pkg-config finds Homebrew's `lmdb` and `libsodium`; it can't
+/// be built for iOS, tvOS, watchOS or visionOS yet, whose SDKs have neither library.
 public struct LMDBBuilder: DatabaseBuilder {
     /// The database name: the file-name stem. Not empty, no path separators, no `..`.
     public var databaseName: String
@@ -135,6 +139,11 @@ public struct LMDBBuilder: DatabaseBuilder {
             databaseName: databaseName, model: Model(version: 1, entities: entities), schemaVersion: schemaVersion)
     }
 
+    /// The logger and metrics of the database this builder makes.
+    var instrumentation: Instrumentation {
+        Instrumentation(logger: logger, metricsFactory: metricsFactory, backend: "lmdb", store: databaseName)
+    }
+
     /// Validates the configuration, then opens (creating when needed) the database.
     ///
     /// A store written with an older ``schemaVersion`` is migrated before this returns (``migrationBlock``); one
@@ -146,11 +155,6 @@ public struct LMDBBuilder: DatabaseBuilder {
     ///   without a version bump), `migrationFailed` (the migration block threw — the cause is the error's
     ///   `underlyingError` — or the migrated records don't fit the model; the store is unchanged),
     ///   `unsupportedFormatVersion`, `corrupt`, `storageFull`, `busy` (another process is migrating the store).
-    /// The logger and metrics of the database this builder makes.
-    var instrumentation: Instrumentation {
-        Instrumentation(logger: logger, metricsFactory: metricsFactory, backend: "lmdb", store: databaseName)
-    }
-
     public func create() throws -> LMDBDatabase {
         let (layouts, file) = try validated()
         // Held from before the file is touched, so the store can't be deleted while it opens.

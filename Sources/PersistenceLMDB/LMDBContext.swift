@@ -8,54 +8,50 @@ public import PersistenceCore
 /// Only reachable inside a `read` or `write` block; using it afterwards throws `contextExpired`.
 /// Equality conditions (`==`, `in`) on an attribute with a single-attribute index use the index; other conditions
 /// scan the entity's records (decrypting each when the store is encrypted).
-public final class LMDBContext: DatabaseContext, RecordValueAccess {
+public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionContext {
     /// The innermost open transaction: the write's own, or the savepoint's nested in it.
     /// (Unchecked exclusivity: read by every operation; a savepoint only swaps it between operations.)
     @exclusivity(unchecked) private(set) var transaction: Transaction
-    private let stores: EntityStores
+    private let stores: EntityLookup<EntityStore>
     let sealer: ValueSealer
-    /// Whether this context belongs to a write transaction.
-    public let isWritable: Bool
-    /// Unchecked exclusivity on the context's own state: a context is used on one thread, inside its transaction
-    /// block, and no access to it overlaps another; the dynamic checks cost more than the reads they guard.
+    /// What every backend's context keeps: whether it writes, the change recorder, instrumentation, cancellation.
+    let state: ContextState
+    // Exclusivity is unchecked on the context's own state: a context is used on one thread, inside its transaction
+    // block, and no access to these overlaps another; the dynamic checks cost more than the reads they guard.
     @exclusivity(unchecked) private var isExpired = false
+    /// Record readers and writers, reused for every record of the transaction.
+    @exclusivity(unchecked) var coders = RecordCoders()
     /// The nonce sequence of this write, loaded from the meta database on first use.
     var nonces: NonceSequence?
     let metaDBI: MDB_dbi
     let aliasDBI: MDB_dbi
-    /// What this write changed, for observers; `nil` in a read.
-    let recorder: ChangeRecorder?
-    let instrumentation: Instrumentation
-    /// The cancellation flag of the async call this transaction runs for, if any.
-    let cancellation = CancellationFlag.current
+
+    /// Whether this context belongs to a write transaction.
+    public var isWritable: Bool { state.isWritable }
 
     init(
-        transaction: Transaction, stores: EntityStores, sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi,
-        recorder: ChangeRecorder?, instrumentation: Instrumentation
+        transaction: Transaction, stores: EntityLookup<EntityStore>, sealer: ValueSealer, metaDBI: MDB_dbi,
+        aliasDBI: MDB_dbi, recorder: ChangeRecorder?, instrumentation: Instrumentation
     ) {
-        self.instrumentation = instrumentation
         self.transaction = transaction
         self.stores = stores
         self.sealer = sealer
         self.metaDBI = metaDBI
         self.aliasDBI = aliasDBI
-        self.recorder = recorder
-        isWritable = !transaction.isReadOnly
+        state = ContextState(recorder: recorder, instrumentation: instrumentation)
     }
 
     /// Ends the context's use; a write's nonces are noted as used whether or not it commits.
-    func expire() {
+    package func expire() {
         isExpired = true
         if let nonces { transaction.environment.noteNonces(upTo: nonces.counter) }
     }
 
     /// Persists the nonce counter in this write, so nonces are never reused under the store's key.
-    func finish() throws {
+    package func prepareCommit() throws {
         guard let nonces else { return }
         try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, metaDBI, transaction)
     }
-
-    @exclusivity(unchecked) private var coders = RecordCoders()
 
     private func reader(for store: EntityStore) -> RecordReader { coders.reader(for: store.layout) }
 
@@ -63,12 +59,10 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         try coders.writer(for: store.layout).encode(entity)
     }
 
+    @inline(__always)
     func use(writing: Bool) throws {
-        guard !isExpired else {
-            throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
-        }
-        if writing && !isWritable {
-            throw PersistenceError(.readOnly, "a read transaction can't change the database")
+        guard !isExpired, !writing || state.isWritable else {
+            throw state.refusal(writing: writing, expired: isExpired)
         }
     }
 
@@ -77,16 +71,16 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     public func create<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("insert", entity: store.layout.entity.name)
+        state.instrumentation.trace("insert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
         try insert(values, into: store)
-        recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
+        state.recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
     }
 
     public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
         try use(writing: false)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("get by primary key", entity: store.layout.entity.name)
+        state.instrumentation.trace("get by primary key", entity: store.layout.entity.name)
         let key = try recordKey(id.storedValue, store)
         let reader = reader(for: store)
         guard try reader.refill({ try load(key, store, into: &$0) }) else { return nil }
@@ -111,7 +105,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     func forEachDecoded<E: Entity>(_ type: E.Type, query: Query, _ body: (consuming E) throws -> Void) throws {
         try use(writing: false)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("query", entity: store.layout.entity.name)
+        state.instrumentation.trace("query", entity: store.layout.entity.name)
         let resolved = try query.resolve(in: store.layout)
         let reader = reader(for: store)
         try visitSelected(resolved, store) { values in
@@ -125,7 +119,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: false)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("count", entity: store.layout.entity.name)
+        state.instrumentation.trace("count", entity: store.layout.entity.name)
         guard let condition else { return try transaction.count(store.dbi) }
         return try matching(condition.resolve(in: store.layout), store).count
     }
@@ -133,33 +127,33 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     public func update<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("update", entity: store.layout.entity.name)
+        state.instrumentation.trace("update", entity: store.layout.entity.name)
         let values = try encode(entity, store)
         let key = try recordKey(values[store.layout.primaryKeyIndex], store)
         guard let old = try load(key, store) else {
             throw PersistenceError(.notFound, "no \(store.layout.entity.name) has that primary key")
         }
         try replace(old, with: values, key: key, in: store)
-        recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
+        state.recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
     }
 
     @discardableResult
     public func upsert<E: Entity>(_ entity: E) throws -> UpsertOutcome {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("upsert", entity: store.layout.entity.name)
+        state.instrumentation.trace("upsert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
         let primaryKey = values[store.layout.primaryKeyIndex]
         let key = try recordKey(primaryKey, store)
         guard let old = try load(key, store) else {
             try insert(values, into: store)
-            recorder?.record(.insert, store.layout, key: primaryKey)
+            state.recorder?.record(.insert, store.layout, key: primaryKey)
             return .inserted
         }
         let storedStamp = store.layout.stampIndex.map { old[$0] } ?? .null
         guard let written = store.layout.stampedValues(values, over: storedStamp) else { return .ignoredAsStale }
         try replace(old, with: written, key: key, in: store)
-        recorder?.record(.update, store.layout, key: primaryKey)
+        state.recorder?.record(.update, store.layout, key: primaryKey)
         return .updated
     }
 
@@ -171,11 +165,11 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     package func deleteRecord<E: Entity>(_ type: E.Type, key primaryKey: Value) throws -> Bool {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("delete by primary key", entity: store.layout.entity.name)
+        state.instrumentation.trace("delete by primary key", entity: store.layout.entity.name)
         let key = try recordKey(primaryKey, store)
         guard let old = try load(key, store) else { return false }
         try remove(old, key: key, from: store)
-        recorder?.record(.delete, store.layout, key: primaryKey)
+        state.recorder?.record(.delete, store.layout, key: primaryKey)
         return true
     }
 
@@ -184,7 +178,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     ) throws {
         try use(writing: false)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("query", entity: store.layout.entity.name)
+        state.instrumentation.trace("query", entity: store.layout.entity.name)
         try visitSelected(Query(where: condition).resolve(in: store.layout), store, body)
     }
 
@@ -195,7 +189,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         try use(writing: true)
         let parent = transaction
         let nested = try Transaction(nestedIn: parent)
-        let mark = recorder?.mark()
+        let mark = state.recorder?.mark()
         transaction = nested
         do {
             let result = try body()
@@ -205,7 +199,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         } catch {
             transaction = parent
             nested.abort()
-            if let mark { recorder?.rollBack(to: mark) }
+            if let mark { state.recorder?.rollBack(to: mark) }
             throw error
         }
     }
@@ -214,9 +208,9 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
         let store = try stores.store(for: E.self)
-        instrumentation.trace("delete matching", entity: store.layout.entity.name)
+        state.instrumentation.trace("delete matching", entity: store.layout.entity.name)
         guard let condition else {
-            if let recorder, recorder.recordsKeys {
+            if let recorder = state.recorder, recorder.recordsKeys {
                 // Change-set observers want each deleted key: read them before emptying (only then).
                 for record in try matching(nil, store) {
                     recorder.record(.delete, store.layout, key: record.values[store.layout.primaryKeyIndex])
@@ -225,14 +219,16 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
             let count = try transaction.count(store.dbi)
             try transaction.empty(store.dbi)
             for index in store.indexes { try transaction.empty(index.dbi) }
-            if count > 0, let recorder, !recorder.recordsKeys { recorder.recordUntracked(store.layout) }
+            if count > 0, let recorder = state.recorder, !recorder.recordsKeys {
+                recorder.recordUntracked(store.layout)
+            }
             return count
         }
         let doomed = try matching(condition.resolve(in: store.layout), store)
         for record in doomed {
-            try cancellation?.check()
+            try state.cancellation?.check()
             try remove(record.values, key: record.key, from: store)
-            recorder?.record(.delete, store.layout, key: record.values[store.layout.primaryKeyIndex])
+            state.recorder?.record(.delete, store.layout, key: record.values[store.layout.primaryKeyIndex])
         }
         return doomed.count
     }
@@ -250,19 +246,4 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess {
         let store = try stores.store(for: E.self)
         try transaction.put(store.dbi, recordKey(id.storedValue, store), bytes)
     }
-}
-
-/// The model's entity stores, by type.
-struct EntityStores: Sendable {
-    private let positions: EntityPositions
-    /// Every store, in model order.
-    let all: [EntityStore]
-
-    init(model: Model, stores: [EntityStore]) {
-        positions = EntityPositions(model)
-        all = stores
-    }
-
-    @inline(__always)
-    func store<E: Entity>(for type: E.Type) throws -> EntityStore { all[try positions.position(of: type)] }
 }

@@ -3,7 +3,9 @@ public import Foundation
 public import PersistenceCore
 import Synchronization
 
-/// A database in one LMDB file, made by ``LMDBBuilder``; values sealed with AES-GCM when it has a passphrase.
+/// A database in one LMDB file, made by ``LMDBBuilder``. With a passphrase, values are sealed with the cipher the
+/// store was created with and records: AES-256-GCM, or XChaCha20-Poly1305 for a store created on a CPU without AES
+/// instructions (stores created by versions before format 3 are AES-256-GCM wherever they were created).
 ///
 /// Reads run concurrently with the single writer, each on a consistent snapshot. Writes are serialized and run
 /// synchronously under a lock. **A write block runs exactly once**: the memory map is large by default and grows
@@ -22,7 +24,7 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// This database's hold on its store file, ended by `close()`.
     private let registration: StoreFiles.StoreRegistration
-    let stores: EntityStores
+    let stores: EntityLookup<EntityStore>
     /// The store's keys while the database is open: `close()` lets go of them, so their memory is wiped then — or
     /// when the last transaction under way ends, since each holds them too.
     private let openSealer: Mutex<ValueSealer?>
@@ -36,16 +38,19 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
     let stamp: MigrationStamp
     let instrumentation: Instrumentation
     let runner = TransactionRunner(label: "persistence.lmdb")
+    private let driver: TransactionDriver
     /// What the migration run by ``LMDBBuilder/create()`` did (blocks and declared changes), or `nil` when the store
     /// was created or was already at the builder's schema version (or only the version changed).
     public let migrationReport: MigrationReport?
 
     init(
-        fileURL: URL, environment: Environment, registration: StoreFiles.StoreRegistration, stores: EntityStores,
-        sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi, stamp: MigrationStamp,
+        fileURL: URL, environment: Environment, registration: StoreFiles.StoreRegistration,
+        stores: EntityLookup<EntityStore>, sealer: ValueSealer, metaDBI: MDB_dbi, aliasDBI: MDB_dbi,
+        stamp: MigrationStamp,
         instrumentation: Instrumentation, migrationReport: MigrationReport? = nil
     ) {
         self.stamp = stamp
+        driver = TransactionDriver(instrumentation: instrumentation, observationHub: environment.observationHub)
         self.instrumentation = instrumentation
         self.migrationReport = migrationReport
         self.fileURL = fileURL
@@ -130,41 +135,26 @@ public final class LMDBDatabase: PersistenceCore.Database, Sendable {
 
     @discardableResult
     public func read<R>(_ body: (LMDBContext) throws -> R) throws -> R {
-        try instrumentation.transaction(writable: false) {
-            try environment.read { transaction in
-                try stamp.check(metaDBI, transaction)
-                let context = LMDBContext(
-                    transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
-                    recorder: nil, instrumentation: instrumentation)
-                defer { context.expire() }
-                return try body(context)
-            }
-        }
+        let environment = try environment
+        return try driver.run(writable: false, in: { try environment.read($0) }, context: makeContext, body)
     }
 
     @discardableResult
     public func write<R>(_ body: (LMDBContext) throws -> R) throws -> R {
-        try environment.writer.withLock {
-            let recorder = ChangeRecorder(recordsKeys: observationHub.recordsKeys)
-            let result = try instrumentation.transaction(writable: true) {
-                try environment.write(instrumentation: instrumentation) { transaction in
-                    try stamp.check(metaDBI, transaction)
-                    let context = LMDBContext(
-                        transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI,
-                        aliasDBI: aliasDBI,
-                        recorder: recorder, instrumentation: instrumentation)
-                    defer { context.expire() }
-                    let result = try body(context)
-                    // The last moment a cancelled task's write can still be rolled back: never commit it.
-                    try context.checkCancellation()
-                    try context.finish()
-                    return result
-                }
-            }
-            // Still under the writer lock: observers hear of commits in commit order.
-            observationHub.publish(recorder)
-            return result
+        let environment = try environment
+        return try environment.writer.withLock {
+            try driver.run(
+                writable: true, in: { try environment.write(instrumentation: instrumentation, $0) },
+                context: makeContext, body)
         }
+    }
+
+    /// The context of a transaction, after checking that no other process migrated the store under this database.
+    private func makeContext(_ transaction: Transaction, _ recorder: ChangeRecorder?) throws -> LMDBContext {
+        try stamp.check(metaDBI, transaction)
+        return LMDBContext(
+            transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
+            recorder: recorder, instrumentation: instrumentation)
     }
 
     @discardableResult

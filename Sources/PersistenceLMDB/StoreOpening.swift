@@ -103,7 +103,7 @@ struct StoreOpening {
             guard let stamp else { throw PersistenceError(.backend, "the store's opening transaction did not run") }
             return LMDBDatabase(
                 fileURL: file, environment: environment, registration: registration,
-                stores: EntityStores(model: builder.model, stores: stores),
+                stores: EntityLookup(model: builder.model, storage: stores),
                 sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, stamp: stamp,
                 instrumentation: builder.instrumentation, migrationReport: migration)
         }
@@ -118,11 +118,8 @@ struct StoreOpening {
             try LMDBError.check(code, "could not open the store's metadata")
             var stored = Stored()
             stored.format = try StoreMetadata.readNumber(.format, dbi, transaction)
-            if let format = stored.format, format > StoreMetadata.formatVersion {
-                throw PersistenceError(
-                    .unsupportedFormatVersion,
-                    "the store has format version \(format); this version of Persistence reads up to "
-                        + "\(StoreMetadata.formatVersion)")
+            if let format = stored.format {
+                try StoreGate.check(format: Int64(clamping: format), formats: StoreMetadata.formats)
             }
             if let format = stored.format {
                 let keyFormat = try StoreMetadata.keyFormat(of: format, dbi, transaction)
@@ -207,31 +204,31 @@ struct StoreOpening {
     /// - Throws: `invalidConfiguration` for a newer store, `migrationRequired` for a changed schema at the same
     ///   version, `corrupt` for missing or unreadable metadata.
     func checkSchema(_ meta: MDB_dbi, _ transaction: Transaction) throws -> SchemaCheck {
-        let storedVersion = try Self.version(StoreMetadata.requiredNumber(.schemaVersion, meta, transaction))
-        guard storedVersion <= builder.schemaVersion else {
-            throw PersistenceError(
-                .invalidConfiguration,
-                "the store has schema version \(storedVersion), newer than this builder's \(builder.schemaVersion)")
+        let metadata = StoreGate.Metadata(
+            format: try StoreMetadata.readNumber(.format, meta, transaction).map { Int64(clamping: $0) },
+            schema: try StoreMetadata.read(.schema, meta, transaction),
+            version: try StoreMetadata.readNumber(.schemaVersion, meta, transaction).map(Self.version))
+        let current = layouts.map(\.entity)
+        switch try StoreGate.decide(metadata, formats: StoreMetadata.formats, model: builder.model, current: current) {
+        case .create:
+            throw PersistenceError(.corrupt, "the store's metadata has no format version: the store is damaged")
+        case .open(let stored):
+            // Records hold their values in attribute order: properties declared in another order are no schema
+            // change, but the records are rewritten in the new order (else they would read each other's values).
+            return reordered(stored)
+                ? .migration(stored: stored, version: builder.schemaVersion, runsBlock: false) : .current
+        case .migrate(let version, let stored):
+            // Only the version changes: nothing to migrate or report, as on the SQL backends.
+            let changed = builder.migrationBlock != nil || !StoreGate.sameSchema(stored, current) || reordered(stored)
+            return changed ? .migration(stored: stored, version: version, runsBlock: true) : .versionOnly
         }
-        let stored = try Self.storedSchema(meta, transaction)
-        let difference = SchemaDifference(stored: stored, current: layouts.map(\.entity))
-        // Records hold their values in attribute order: properties declared in another order are no schema change,
-        // but the records are rewritten in the new order (else they would read each other's values).
-        let reordered = stored.contains { entity in
+    }
+
+    /// Whether an entity of the stored schema holds its attributes in another order than the model declares them.
+    private func reordered(_ stored: [EntityDescription]) -> Bool {
+        stored.contains { entity in
             layouts.first { $0.entity.name == entity.name }.map { $0.names != entity.attributes.map(\.name) } ?? false
         }
-        guard storedVersion < builder.schemaVersion else {
-            guard difference.isEmpty else {
-                throw PersistenceError(
-                    .migrationRequired,
-                    "the model's schema differs from the store's, but both are schema version \(storedVersion): "
-                        + difference.summary + "; bump the schema version (model.version) to migrate")
-            }
-            return reordered ? .migration(stored: stored, version: storedVersion, runsBlock: false) : .current
-        }
-        // Only the version changes: nothing to migrate or report, as on the SQL backends.
-        guard builder.migrationBlock != nil || !difference.isEmpty || reordered else { return .versionOnly }
-        return .migration(stored: stored, version: storedVersion, runsBlock: true)
     }
 
     /// The schema stored with the data.

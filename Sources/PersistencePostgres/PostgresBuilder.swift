@@ -115,7 +115,7 @@ public struct PostgresBuilder: DatabaseBuilder {
     ///   `migrationFailed` (the store left as it was), …
     public func create() throws -> PostgresDatabase {
         try validate()
-        let tables = try PostgresTables(model: model, schema: schema)
+        let tables = try EntityLookup.tables(of: model, in: schema)
         // Held from before the store is touched, so it can't be deleted while it opens.
         let registration = StoreFiles.register(key: storeKey)
         let migration = try MigrationChain(plan: migrationPlan, model: model, progress: migrationProgress)
@@ -148,7 +148,7 @@ public struct PostgresBuilder: DatabaseBuilder {
     /// - Throws: What ``create()`` would throw, except that nothing is created or changed.
     public func dryRunMigration() throws -> MigrationReport? {
         try validate()
-        let tables = try PostgresTables(model: model, schema: schema)
+        let tables = try EntityLookup.tables(of: model, in: schema)
         let migration = try MigrationChain(plan: migrationPlan, model: model, progress: migrationProgress)
         let connection = try ServerConnection.open(self)
         defer { connection.close() }

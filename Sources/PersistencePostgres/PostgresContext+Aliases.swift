@@ -42,11 +42,11 @@ extension PostgresContext {
                     [.text(name), .integer(Int64(position)), .text(target.entity), list, .blob(Self.bytes(of: key))])
             }
         }
-        recorder?.recordAlias(name)
+        state.recorder?.recordAlias(name)
     }
 
     private var aliasTable: String {
-        PostgresSchemaStore.qualified(tables.schema, PostgresSchemaStore.aliasTable)
+        PostgresSchemaStore.qualified(schema, PostgresSchemaStore.aliasTable)
     }
 
     /// A key as a tag byte and its bytes.

@@ -23,7 +23,7 @@ extension PostgresContext {
         case "SELECT", "SHOW", "FETCH", "EXPLAIN", "VALUES": return 0
         default:
             // Raw SQL can change any table, its rows unnamed: every observer reads again.
-            recorder?.recordEverything()
+            state.recorder?.recordEverything()
             return ServerConnection.changes(result)
         }
     }
@@ -33,7 +33,7 @@ extension PostgresContext {
     public func rows(_ sql: String, _ arguments: [Value] = []) throws -> [PostgresResultRow] {
         let result = try runRaw(sql, arguments)
         if !["SELECT", "SHOW", "FETCH", "EXPLAIN", "VALUES"].contains(result.metadata.command) {
-            recorder?.recordEverything()
+            state.recorder?.recordEverything()
         }
         return try result.rows.map { row in
             PostgresResultRow(columns: row.map(\.columnName), values: try row.values())
@@ -51,7 +51,7 @@ extension PostgresContext {
             throw PersistenceError(.invalidArgument, "PostgreSQL binds at most \(Self.maximumParameters) values")
         }
         // Raw SQL may hold literal values: its text is never logged.
-        instrumentation.trace("raw SQL statement (text not logged)", entity: "")
+        state.instrumentation.trace("raw SQL statement (text not logged)", entity: "")
         return try run(sql, arguments, textAsBytes: false, logged: false)
     }
 }

@@ -11,42 +11,47 @@ import PostgresNIO
 /// goes on, as on the other backends. A failure that ends the transaction on the server (a conflict with a concurrent
 /// writer, a dropped connection) is thrown, and every later use of the context throws it again: the write can only
 /// roll back.
-public final class PostgresContext: DatabaseContext, RecordValueAccess {
+public final class PostgresContext: DatabaseContext, RecordValueAccess, TransactionContext {
     let connection: ServerConnection
-    let tables: PostgresTables
-    /// Whether this context belongs to a write transaction.
-    public let isWritable: Bool
-    private var isExpired = false
-    /// What this write changed, for observers; `nil` in a read.
-    let recorder: ChangeRecorder?
-    let instrumentation: Instrumentation
-    /// The cancellation flag of the async call this transaction runs for, if any.
-    private let cancellation = CancellationFlag.current
+    let tables: EntityLookup<PostgresTable>
+    /// The PostgreSQL schema that holds the tables.
+    let schema: String
+    /// What every backend's context keeps: whether it writes, the change recorder, instrumentation, cancellation.
+    let state: ContextState
+    // Exclusivity is unchecked on the context's own state: a context is used on one thread, inside its transaction
+    // block, and no access to these overlaps another; the dynamic checks cost more than the reads they guard.
+    @exclusivity(unchecked) private var isExpired = false
+    /// Record readers and writers, reused for every record of the transaction.
+    @exclusivity(unchecked) var coders = RecordCoders()
     /// How many savepoints are open.
     private var savepointDepth = 0
     /// How many `forEach` cursors are open.
     private var cursorDepth = 0
     /// The failure that ended the transaction on the server, if one did.
     private var failure: PersistenceError?
-    private var coders = RecordCoders()
 
     /// Rows fetched per round trip by `forEach`.
     static let fetchSize = 500
     /// The most parameters one statement can bind (the protocol counts them in 16 bits).
     static let maximumParameters = 65_535
 
+    /// Whether this context belongs to a write transaction.
+    public var isWritable: Bool { state.isWritable }
+
     init(
-        connection: ServerConnection, tables: PostgresTables, recorder: ChangeRecorder?,
+        connection: ServerConnection, tables: EntityLookup<PostgresTable>, schema: String, recorder: ChangeRecorder?,
         instrumentation: Instrumentation
     ) {
         self.connection = connection
         self.tables = tables
-        self.recorder = recorder
-        self.instrumentation = instrumentation
-        isWritable = recorder != nil
+        self.schema = schema
+        state = ContextState(recorder: recorder, instrumentation: instrumentation)
     }
 
-    func expire() { isExpired = true }
+    package func expire() { isExpired = true }
+
+    /// A statement failed and the block went on: the server has aborted the transaction, which can't commit.
+    package func prepareCommit() throws { try checkUsable() }
 
     /// Throws the failure that ended the transaction on the server, if any.
     func checkUsable() throws {
@@ -60,11 +65,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
     /// Checks that the context may be used (and may write, when `writing`).
     @inline(__always)
     func use(writing: Bool) throws {
-        guard !isExpired else {
-            throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
-        }
-        if writing, !isWritable {
-            throw PersistenceError(.readOnly, "a read transaction can't change the database")
+        guard !isExpired, !writing || state.isWritable else {
+            throw state.refusal(writing: writing, expired: isExpired)
         }
         try checkUsable()
     }
@@ -74,7 +76,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
     func run(
         _ sql: String, _ values: [Value] = [], textAsBytes: Bool = true, entity: String = "", logged: Bool = true
     ) throws -> PostgresQueryResult {
-        if logged { instrumentation.trace(sql, entity: entity) }
+        if logged { state.instrumentation.trace(sql, entity: entity) }
         do {
             return try connection.run(sql, values, textAsBytes: textAsBytes)
         } catch let error as PersistenceError {
@@ -86,7 +88,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
     /// Runs one of a table's fixed statements, prepared once per connection; a failure ends the transaction.
     @discardableResult
     func runFixed(_ sql: String, _ values: [Value], entity: String) throws -> [PostgresRow] {
-        instrumentation.trace(sql, entity: entity)
+        state.instrumentation.trace(sql, entity: entity)
         do {
             return try connection.runPrepared(sql, values)
         } catch let error as PersistenceError {
@@ -101,7 +103,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         guard guarded else { return try runFixed(sql, values, entity: entity) }
         try run("SAVEPOINT persistence_statement")
         do {
-            instrumentation.trace(sql, entity: entity)
+            state.instrumentation.trace(sql, entity: entity)
             let result = try connection.runPrepared(sql, values)
             try run("RELEASE persistence_statement")
             return result
@@ -129,7 +131,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let table = try tables.table(for: E.self)
         let writer = coders.writer(for: table.layout)
         for entity in entities {
-            try cancellation?.check()
+            try state.cancellation?.check()
             try insert(try writer.encode(entity), into: table)
         }
     }
@@ -139,7 +141,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let layout = table.layout
         let key = values[layout.primaryKeyIndex]
         guard try runFixed(table.insertSQL, values, entity: layout.entity.name).isEmpty else {
-            recorder?.record(.insert, layout, key: key)
+            state.recorder?.record(.insert, layout, key: key)
             return
         }
         // ON CONFLICT DO NOTHING: the primary key or a unique index refused it.
@@ -167,7 +169,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         guard !updated.isEmpty else {
             throw PersistenceError(.notFound, "no \(layout.entity.name) has that primary key")
         }
-        recorder?.record(.update, layout, key: values[layout.primaryKeyIndex])
+        state.recorder?.record(.update, layout, key: values[layout.primaryKeyIndex])
     }
 
     @discardableResult
@@ -187,7 +189,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         guard let cell = result.first?.first else { return .ignoredAsStale }
         let inserted = try Value(cell, as: .integer) == .integer(1)
         let key = values[layout.primaryKeyIndex]
-        recorder?.record(inserted ? .insert : .update, layout, key: key)
+        state.recorder?.record(inserted ? .insert : .update, layout, key: key)
         return inserted ? .inserted : .updated
     }
 
@@ -216,7 +218,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         let sql = compiler.select(try query.resolve(in: table.layout))
         let arguments = try checked(compiler.arguments)
         let entity = table.layout.entity.name
-        instrumentation.trace(sql, entity: entity)
+        state.instrumentation.trace(sql, entity: entity)
         // Rows are decoded here as they arrive, while the connection's event loop receives the next ones.
         let reader = coders.reader(for: table.layout)
         var entities: [E] = []
@@ -272,7 +274,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         // A window no larger than a batch needs no cursor.
         if let limit = resolved.limit, limit <= Self.fetchSize {
             for fetched in try run(sql, arguments, entity: entity).rows {
-                try cancellation?.check()
+                try state.cancellation?.check()
                 try row(fetched)
             }
             return
@@ -286,7 +288,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         while true {
             let batch = try run("FETCH \(Self.fetchSize) FROM \(cursor)", entity: entity).rows
             for fetched in batch {
-                try cancellation?.check()
+                try state.cancellation?.check()
                 try row(fetched)
             }
             if batch.count < Self.fetchSize { break }
@@ -324,7 +326,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         try use(writing: true)
         let table = try tables.table(for: E.self)
         guard try !runFixed(table.deleteByIDSQL, [key], entity: table.layout.entity.name).isEmpty else { return false }
-        recorder?.record(.delete, table.layout, key: key)
+        state.recorder?.record(.delete, table.layout, key: key)
         return true
     }
 
@@ -336,9 +338,9 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         var sql = compiler.statement("DELETE FROM", where: try condition?.resolve(in: table.layout))
         let arguments = try checked(compiler.arguments)
         let entity = table.layout.entity.name
-        guard let recorder, recorder.recordsKeys else {
+        guard let recorder = state.recorder, recorder.recordsKeys else {
             let changes = ServerConnection.changes(try run(sql, arguments, entity: entity))
-            if changes > 0 { recorder?.recordUntracked(table.layout) }
+            if changes > 0 { state.recorder?.recordUntracked(table.layout) }
             return changes
         }
         // Change-set observers want each deleted key: the statement lists them as it deletes.
@@ -362,7 +364,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
         defer { savepointDepth -= 1 }
         let name = "persistence_savepoint_\(savepointDepth)"
         try run("SAVEPOINT \(name)")
-        let mark = recorder?.mark()
+        let mark = state.recorder?.mark()
         do {
             let result = try body()
             try checkUsable()
@@ -376,7 +378,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess {
             {
                 failure = nil
             }
-            if let mark { recorder?.rollBack(to: mark) }
+            if let mark { state.recorder?.rollBack(to: mark) }
             throw error
         }
     }

@@ -22,18 +22,20 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
     /// What the migration that ran when the store opened did, step by step; `nil` when none ran (none was needed,
     /// or another server migrated the store first).
     public let migrationReport: MigrationReport?
-    let tables: PostgresTables
-    let writer: WriterConnection
+    let tables: EntityLookup<PostgresTable>
+    /// The writer connection, and the commit sequence's value it last drew or saw.
+    let writer: WriterSlot<ServerConnection, Int64?>
     let readers: ReaderPool<ServerConnection>
     let runner: TransactionRunner
     let instrumentation: Instrumentation
+    private let driver: TransactionDriver
     /// Where commits are published to observers.
     public let observationHub = ObservationHub()
     /// This database's hold on its store, ended by `close()`.
     private let registration: StoreFiles.StoreRegistration
 
     init(
-        builder: PostgresBuilder, writer connection: ServerConnection, tables: PostgresTables,
+        builder: PostgresBuilder, writer connection: ServerConnection, tables: EntityLookup<PostgresTable>,
         registration: StoreFiles.StoreRegistration, instrumentation: Instrumentation, migrationReport: MigrationReport?
     ) {
         schema = builder.schema
@@ -41,9 +43,10 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
         self.tables = tables
         self.registration = registration
         self.instrumentation = instrumentation
-        writer = WriterConnection(connection) { try ServerConnection.open(builder) }
+        writer = WriterSlot(connection, state: nil) { try ServerConnection.open(builder) }
         readers = ReaderPool(size: builder.poolSize - 1) { try ServerConnection.open(builder) }
         runner = TransactionRunner(label: "persistence.postgres")
+        driver = TransactionDriver(instrumentation: instrumentation, observationHub: observationHub)
         // Where the commit sequence stands now: commits after this are news.
         _ = try? checkForExternalChanges()
     }
@@ -112,56 +115,41 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
         try await runner.write { try self.write(body) }
     }
 
+    /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``.
     private func transaction<R>(
         on connection: ServerConnection, writable: Bool, _ body: (PostgresContext) throws -> R
     ) throws -> R {
-        try instrumentation.transaction(writable: writable) {
-            try runTransaction(on: connection, writable: writable, body)
-        }
-    }
-
-    /// Begins a transaction, runs `body`, commits (and publishes what it changed) or rolls back.
-    private func runTransaction<R>(
-        on connection: ServerConnection, writable: Bool, _ body: (PostgresContext) throws -> R
-    ) throws -> R {
-        try connection.execute(
-            writable ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
-        let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
-        let context = PostgresContext(
-            connection: connection, tables: tables, recorder: recorder, instrumentation: instrumentation)
-        defer { context.expire() }
-        let result: R
-        do {
-            result = try body(context)
-            // A statement failed and the body went on: the server has aborted the transaction.
-            try context.checkUsable()
-            if writable {
-                // The last moment a cancelled task's write can still be rolled back: never commit it.
-                try context.checkCancellation()
-            }
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
-        do {
-            let outcome = try connection.run("COMMIT")
-            guard outcome.metadata.command == "COMMIT" else {
-                throw PersistenceError(.backend, "the server rolled the transaction back instead of committing it")
-            }
-        } catch let error as PersistenceError where error.code == .connectionLost && writable {
-            throw PersistenceError(
-                .commitOutcomeUnknown,
-                "the connection dropped while the server was committing: the write may or may not have been committed",
-                underlyingError: error)
-        } catch {
-            try? connection.execute("ROLLBACK")
-            throw error
-        }
-        guard let recorder else { return result }
-        // Still under the writer lock: observers hear of commits in commit order.
-        observationHub.publish(recorder)
-        if !recorder.isEmpty, drawCommitNumber(connection) { observationHub.publish(.external) }
-        return result
+        try driver.run(
+            writable: writable,
+            begin: {
+                try connection.execute(
+                    writable
+                        ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            },
+            commit: {
+                do {
+                    let outcome = try connection.run("COMMIT")
+                    guard outcome.metadata.command == "COMMIT" else {
+                        throw PersistenceError(
+                            .backend, "the server rolled the transaction back instead of committing it")
+                    }
+                } catch let error as PersistenceError where error.code == .connectionLost && writable {
+                    throw PersistenceError(
+                        .commitOutcomeUnknown,
+                        "the connection dropped while the server was committing: the write may or may not have been "
+                            + "committed",
+                        underlyingError: error)
+                }
+            },
+            rollback: { try? connection.execute("ROLLBACK") },
+            context: { recorder in
+                PostgresContext(
+                    connection: connection, tables: tables, schema: schema, recorder: recorder,
+                    instrumentation: instrumentation)
+            },
+            published: { recorder in
+                if !recorder.isEmpty, self.drawCommitNumber(connection) { self.observationHub.publish(.external) }
+            }, body)
     }
 
     /// Draws a number from the store's commit sequence after a commit that changed something — after, so that a
@@ -173,8 +161,8 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
         guard let row = try? connection.rows("SELECT nextval($1::regclass)", [.text(sequence)]).first,
             case .integer(let number) = row[0]
         else { return false }
-        defer { writer.lastCommitSeen = number }
-        guard let seen = writer.lastCommitSeen else { return false }
+        defer { writer.state = number }
+        guard let seen = writer.state else { return false }
         return number != seen + 1
     }
 
@@ -190,31 +178,10 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
             else { return false }
             // A sequence nothing was drawn from yet says 1, not called.
             let last = values[1] == .integer(1) ? value : 0
-            defer { writer.lastCommitSeen = last }
-            guard let seen = writer.lastCommitSeen, last != seen else { return false }
+            defer { writer.state = last }
+            guard let seen = writer.state, last != seen else { return false }
             observationHub.publish(.external)
             return true
         }
     }
-}
-
-/// The model's tables, by entity type.
-struct PostgresTables: Sendable {
-    let model: Model
-    /// The PostgreSQL schema that holds the tables.
-    let schema: String
-    private let positions: EntityPositions
-    /// Every table, in model order.
-    let all: [PostgresTable]
-
-    init(model: Model, schema: String) throws {
-        self.model = model
-        self.schema = schema
-        positions = EntityPositions(model)
-        all = try model.layouts().enumerated().map {
-            PostgresTable(index: $0.offset, layout: $0.element, schema: schema)
-        }
-    }
-
-    func table<E: Entity>(for type: E.Type) throws -> PostgresTable { all[try positions.position(of: type)] }
 }

@@ -18,7 +18,7 @@ extension SQLiteContext {
         try statement.run()
         guard !statement.isReadOnly else { return 0 }
         // Raw SQL can change any table, its rows unnamed: every observer reads again.
-        recorder?.recordEverything()
+        state.recorder?.recordEverything()
         return connection.changes
     }
 
@@ -44,7 +44,7 @@ extension SQLiteContext {
     private func prepare(_ sql: String) throws -> Statement {
         let connection = try use(writing: false)
         // Raw SQL may hold literal values: its text is never logged.
-        instrumentation.trace("raw SQL statement (text not logged)", entity: "")
+        state.instrumentation.trace("raw SQL statement (text not logged)", entity: "")
         let statement = try connection.statement(sql: sql)
         if !statement.isReadOnly {
             _ = try use(writing: true)

@@ -12,54 +12,47 @@ public import PersistenceCore
 ///     try context.execute("UPDATE \"User\" SET \"name\" = ? WHERE \"id\" = ?", [.text("Jane"), .integer(1)])
 /// }
 /// ```
-public final class SQLiteContext: DatabaseContext, RecordValueAccess {
+public final class SQLiteContext: DatabaseContext, RecordValueAccess, TransactionContext {
     let connection: Connection
-    private let mappings: EntityMappings
-    /// Whether this context belongs to a write transaction.
-    public let isWritable: Bool
+    private let mappings: EntityLookup<TableMapping>
+    /// What every backend's context keeps: whether it writes, the change recorder, instrumentation, cancellation.
+    let state: ContextState
     // Exclusivity is unchecked on the context's own state: a context is used on one thread, inside its transaction
     // block, and no access to these overlaps another; the dynamic checks cost more than the reads they guard.
     @exclusivity(unchecked) private var isExpired = false
-    /// What this write changed, for observers; `nil` in a read.
-    let recorder: ChangeRecorder?
-
-    let instrumentation: Instrumentation
-    /// The cancellation flag of the async call this transaction runs for, if any.
-    private let cancellation = CancellationFlag.current
+    /// Record readers and writers, reused for every record of the transaction.
+    @exclusivity(unchecked) var coders = RecordCoders()
     /// How many savepoints are open.
     private var savepointDepth = 0
 
+    /// Whether this context belongs to a write transaction.
+    public var isWritable: Bool { state.isWritable }
+
     init(
-        connection: Connection, mappings: EntityMappings, recorder: ChangeRecorder?, instrumentation: Instrumentation
+        connection: Connection, mappings: EntityLookup<TableMapping>, recorder: ChangeRecorder?,
+        instrumentation: Instrumentation
     ) {
         self.connection = connection
         self.mappings = mappings
-        self.recorder = recorder
-        self.instrumentation = instrumentation
-        isWritable = recorder != nil
+        state = ContextState(recorder: recorder, instrumentation: instrumentation)
     }
 
-    func expire() { isExpired = true }
+    package func expire() { isExpired = true }
 
-    @exclusivity(unchecked) private var coders = RecordCoders()
+    package func prepareCommit() throws {}
 
     private func reader(for mapping: TableMapping) -> RecordReader { coders.reader(for: mapping.layout) }
 
     /// The connection, after checking the context may be used (and may write, when `writing`).
     @inline(__always)
     func use(writing: Bool) throws -> Connection {
-        guard !isExpired else {
-            throw PersistenceError(.contextExpired, "a context was used after its transaction block ended")
+        guard !isExpired, !writing || state.isWritable else {
+            throw state.refusal(writing: writing, expired: isExpired)
         }
-        if writing {
-            guard isWritable else {
-                throw PersistenceError(.readOnly, "a read transaction can't change the database")
-            }
-            // After some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite rolls the whole transaction back: never let
-            // later statements run outside it, in autocommit mode.
-            guard !connection.isAutocommit else {
-                throw PersistenceError(.backend, "the transaction was rolled back by an earlier error")
-            }
+        // After some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite rolls the whole transaction back: never let later
+        // statements run outside it, in autocommit mode.
+        if writing, connection.isAutocommit {
+            throw PersistenceError(.backend, "the transaction was rolled back by an earlier error")
         }
         return connection
     }
@@ -72,7 +65,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
             let mapping = try mappings.mapping(for: E.self)
             let values = try coders.writer(for: mapping.layout).encode(entity)
             try write(values, .insert, mapping)
-            recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
+            state.recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
         }
     }
 
@@ -87,11 +80,11 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         trace(mapping.sql(.insert), mapping)
         defer { statement.reset() }
         for entity in entities {
-            try cancellation?.check()
+            try state.cancellation?.check()
             let values = try bindRecord(entity, mapping: mapping, to: statement)
             _ = try statement.step()
             statement.reset()
-            recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
+            state.recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
         }
     }
 
@@ -119,12 +112,12 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         }
         guard let stored else {
             try write(values, .insert, mapping)
-            recorder?.record(.insert, layout, key: key)
+            state.recorder?.record(.insert, layout, key: key)
             return .inserted
         }
         guard let written = layout.stampedValues(values, over: stored) else { return .ignoredAsStale }
         try write(written, .update, mapping, key: key)
-        recorder?.record(.update, layout, key: key)
+        state.recorder?.record(.update, layout, key: key)
         return .updated
     }
 
@@ -158,7 +151,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         guard connection.changes > 0 else {
             throw PersistenceError(.notFound, "no \(mapping.layout.entity.name) has that primary key")
         }
-        recorder?.record(.update, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
+        state.recorder?.record(.update, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
     }
 
     public func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E? {
@@ -227,7 +220,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
             statement.reset()
         }
         while try statement.step() {
-            try cancellation?.check()
+            try state.cancellation?.check()
             try row(statement, mapping)
         }
     }
@@ -256,7 +249,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         try statement.bind(key, at: 1)
         _ = try statement.step()
         guard connection.changes > 0 else { return false }
-        recorder?.record(.delete, mapping.layout, key: key)
+        state.recorder?.record(.delete, mapping.layout, key: key)
         return true
     }
 
@@ -269,7 +262,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         defer { savepointDepth -= 1 }
         let name = "persistence_savepoint_\(savepointDepth)"
         try connection.execute("SAVEPOINT \(name)")
-        let mark = recorder?.mark()
+        let mark = state.recorder?.mark()
         do {
             let result = try body()
             try connection.execute("RELEASE \(name)")
@@ -280,7 +273,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
                 try? connection.execute("ROLLBACK TO \(name)")
                 try? connection.execute("RELEASE \(name)")
             }
-            if let mark { recorder?.rollBack(to: mark) }
+            if let mark { state.recorder?.rollBack(to: mark) }
             throw error
         }
     }
@@ -291,12 +284,12 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
         let mapping = try mappings.mapping(for: E.self)
         var compiler = ConditionCompiler(mapping: mapping)
         var sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))
-        guard let recorder, recorder.recordsKeys else {
+        guard let recorder = state.recorder, recorder.recordsKeys else {
             let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
             trace(sql, mapping)
             try statement.bind(compiler.arguments)
             try statement.run()
-            if connection.changes > 0 { recorder?.recordUntracked(mapping.layout) }
+            if connection.changes > 0 { state.recorder?.recordUntracked(mapping.layout) }
             return connection.changes
         }
         // Change-set observers want each deleted key: the statement lists them as it deletes.
@@ -316,7 +309,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess {
     /// Logs the SQL a typed operation runs (identifiers and placeholders only) at `.trace`.
     @inline(__always)
     private func trace(_ sql: @autoclosure () -> String, _ mapping: TableMapping) {
-        instrumentation.trace(sql(), entity: mapping.layout.entity.name)
+        state.instrumentation.trace(sql(), entity: mapping.layout.entity.name)
     }
 
     /// Names the operation and entity in an engine error whose message only says a statement failed.

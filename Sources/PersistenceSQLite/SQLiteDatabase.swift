@@ -13,11 +13,15 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
     public let fileURL: URL?
     /// What the migration that ran when the store opened did, step by step; `nil` when none ran.
     public let migrationReport: MigrationReport?
-    let mappings: EntityMappings
-    let writer: WriterConnection
+    let mappings: EntityLookup<TableMapping>
+    /// The writer connection, and its `PRAGMA data_version` when last checked.
+    let writer: WriterSlot<Connection, Value?>
+    /// Whether other connections (other processes, other databases on the file) can commit to the file.
+    let watchesOtherConnections: Bool
     private let readers: ReaderPool<Connection>?
     let runner: TransactionRunner
     let instrumentation: Instrumentation
+    private let driver: TransactionDriver
     /// Where commits are published to observers.
     public let observationHub = ObservationHub()
     /// This database's hold on its store file (`nil` in memory), ended by `close()`.
@@ -48,8 +52,9 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         }
 
         fileURL = inMemory ? nil : URL(fileURLWithPath: path)
-        mappings = EntityMappings(model: model, mappings: tableMappings)
-        writer = WriterConnection(connection, watchesOtherConnections: !inMemory)
+        mappings = EntityLookup(model: model, storage: tableMappings)
+        writer = WriterSlot(connection, state: nil)
+        watchesOtherConnections = !inMemory
         readers =
             inMemory
             ? nil
@@ -60,6 +65,7 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
                 return reader
             }
         runner = TransactionRunner(label: "persistence.sqlite")
+        driver = TransactionDriver(instrumentation: instrumentation, observationHub: observationHub)
         _ = try writer.withConnection { try noticeExternalCommits($0) }
     }
 
@@ -137,62 +143,25 @@ public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
         try await runner.write { try self.write(body) }
     }
 
+    /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``.
     private func transaction<R>(on connection: Connection, writable: Bool, _ body: (SQLiteContext) throws -> R)
         throws -> R
     {
-        try instrumentation.transaction(writable: writable) {
-            try runTransaction(on: connection, writable: writable, body)
-        }
-    }
-
-    /// Begins a transaction, runs `body`, commits (and publishes what it changed) or rolls back.
-    private func runTransaction<R>(on connection: Connection, writable: Bool, _ body: (SQLiteContext) throws -> R)
-        throws -> R
-    {
-        try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
-        let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
-        let context = SQLiteContext(
-            connection: connection, mappings: mappings, recorder: recorder, instrumentation: instrumentation)
-        defer { context.expire() }
-        let result: R
-        do {
-            result = try body(context)
-            // The last moment a cancelled task's write can still be rolled back: never commit it.
-            if writable { try context.checkCancellation() }
-        } catch {
+        try driver.run(
+            writable: writable,
+            begin: { try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED") },
+            commit: {
+                guard !connection.isAutocommit else {
+                    throw PersistenceError(
+                        .backend, "SQLite rolled the transaction back after an earlier error; nothing was committed")
+                }
+                try connection.execute("COMMIT")
+            },
             // SQLite may already have rolled back (after SQLITE_FULL, say); a failing ROLLBACK then changes nothing.
-            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            throw error
-        }
-        guard !connection.isAutocommit else {
-            throw PersistenceError(
-                .backend, "SQLite rolled the transaction back after an earlier error; nothing was committed")
-        }
-        do {
-            try connection.execute("COMMIT")
-        } catch {
-            if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
-            throw error
-        }
-        // Still under the writer lock: observers hear of commits in commit order.
-        if let recorder { observationHub.publish(recorder) }
-        return result
+            rollback: { if !connection.isAutocommit { try? connection.execute("ROLLBACK") } },
+            context: { recorder in
+                SQLiteContext(
+                    connection: connection, mappings: mappings, recorder: recorder, instrumentation: instrumentation)
+            }, body)
     }
-}
-
-/// The model's table mappings, by entity type.
-struct EntityMappings: Sendable {
-    let model: Model
-    private let positions: EntityPositions
-    /// Every mapping, in model order.
-    let all: [TableMapping]
-
-    init(model: Model, mappings: [TableMapping]) {
-        self.model = model
-        positions = EntityPositions(model)
-        all = mappings
-    }
-
-    @inline(__always)
-    func mapping<E: Entity>(for type: E.Type) throws -> TableMapping { all[try positions.position(of: type)] }
 }

@@ -378,6 +378,28 @@ struct SchemaDerivationTests {
         #expect(error?.code == .invalidSchema)
     }
 
+    @Test(
+        "Entity names the library's own tables begin with are refused, in any case",
+        arguments: ["persistence_metadata", "Persistence_Notes", "PERSISTENCE_new_Item", "sqlite_stat1", "SQLite_x"])
+    func reservedEntityNames(_ name: String) {
+        let error = #expect(throws: PersistenceError.self) {
+            try EntityDescription(
+                name: name, attributes: [AttributeDescription(name: "id", type: .integer, isOptional: false)],
+                primaryKey: "id")
+        }
+        #expect(error?.code == .invalidSchema)
+        #expect(error?.message.contains("library's own tables") == true, "\(String(describing: error))")
+    }
+
+    @Test("Names that only contain a reserved prefix are entities like any other")
+    func namesContainingAReservedPrefix() throws {
+        for name in ["my_persistence_notes", "persistence", "sqlite", "Notes_sqlite_"] {
+            _ = try EntityDescription(
+                name: name, attributes: [AttributeDescription(name: "id", type: .integer, isOptional: false)],
+                primaryKey: "id")
+        }
+    }
+
     static let invalidSchemaTypes: [any Entity.Type] = [
         SchemaMissingKey.self, SchemaOptionalKey.self, SchemaDoubleKey.self, SchemaBoolKey.self, SchemaDateKey.self,
         SchemaMismatchedKey.self, SchemaEmptyIndex.self, SchemaEmptyName.self, SchemaNULName.self,

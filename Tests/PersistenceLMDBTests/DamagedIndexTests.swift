@@ -131,7 +131,7 @@ struct DamagedIndexTests {
             var builder = LMDBBuilder.unencrypted(databaseName: "Secrets", entities: [Secret.self])
             builder.directory = directory
             let error = expectError(.corrupt) { try (encrypted ? secrets(directory) : builder).create() }
-            #expect(error?.message.contains("schemaVersion") == true, "\(String(describing: error))")
+            #expect(error?.message.contains("no valid schema version") == true, "\(String(describing: error))")
         }
     }
 }

@@ -252,6 +252,29 @@ struct ServerTests {
         #expect(try db.count(Item.self) == 1)
     }
 
+    @Test func aMissingModelVersionIsDamage() async throws {
+        try await offPool(Self.aMissingModelVersionIsDamage)
+    }
+
+    /// The same answer as SQLite's and LMDB's for a store without a schema version: `corrupt`, nothing changed.
+    static func aMissingModelVersionIsDamage() throws {
+        var builder = try freshBuilder([Item.self])
+        do {
+            let db = try builder.create()
+            try db.write {
+                try $0.execute("DELETE FROM \"\(builder.schema)\".persistence_metadata WHERE key = 'modelVersion'")
+            }
+            try db.close()
+        }
+        for version in [1, 2] {
+            builder.model.version = version
+            let error = expectError(.corrupt) { try builder.create() }
+            #expect(error?.message.contains("no valid schema version") == true, "\(String(describing: error))")
+        }
+        builder.model.version = 1
+        _ = try builder.deleteStore()
+    }
+
     @Test func aFailedRawStatementEndsTheWriteLoudly() async throws {
         try await offPool(Self.aFailedRawStatementEndsTheWriteLoudly)
     }

@@ -85,6 +85,23 @@ struct SchemaTests {
         }
     }
 
+    /// Every store has had a schema version from its creation: one without is damaged — the same answer as LMDB's
+    /// and PostgreSQL's (SQLite once read it as version 0 and migrated from there).
+    @Test func aMissingModelVersionIsDamage() throws {
+        try withTemporaryDirectory { directory in
+            do {
+                let db = try builder(directory).create()
+                try db.write { try $0.execute("DELETE FROM persistence_metadata WHERE key = 'modelVersion'") }
+            }
+            var newer = builder(directory)
+            newer.model.version = 2
+            for opening in [builder(directory), newer] {
+                let error = expectError(.corrupt) { try opening.create() }
+                #expect(error?.message.contains("no valid schema version") == true, "\(String(describing: error))")
+            }
+        }
+    }
+
     @Test func refusesFilesThatAreNotStores() throws {
         try withTemporaryDirectory { directory in
             let garbage = directory.appendingPathComponent("Garbage.sqlite")

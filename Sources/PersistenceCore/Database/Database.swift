@@ -92,7 +92,9 @@ public protocol Database<Context>: Sendable {
     /// the store file and its companions (SQLite's `-wal`, `-shm` and migration backups; LMDB's `-lock`).
     ///
     /// Deleting a store's files while it is open corrupts it, so this refuses while any database of this process
-    /// has the store open. Other processes can't be seen: stop them first.
+    /// has the store open. Other processes can't be seen: stop them first. A PostgreSQL store is a schema on its
+    /// server, not files: `PostgresDatabase`'s throws ``PersistenceError/Code/invalidConfiguration`` (delete with
+    /// `PostgresBuilder.deleteStore()`), and so does its ``storeNames(in:)``.
     ///
     /// ```swift
     /// try userDatabase.close()

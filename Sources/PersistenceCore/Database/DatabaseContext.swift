@@ -55,7 +55,7 @@ public protocol DatabaseContext {
     /// enclosing write goes on as if `body` had never run; when it returns, its changes stay part of the write.
     ///
     /// Savepoints nest to any depth. They belong to the enclosing write: a change a savepoint kept still rolls
-    /// back when the write does. (SQLite: `SAVEPOINT`; LMDB: a nested transaction.)
+    /// back when the write does. (SQLite and PostgreSQL: `SAVEPOINT`; LMDB: a nested transaction.)
     ///
     /// ```swift
     /// try db.write { context in

@@ -3,8 +3,9 @@ import Synchronization
 
 /// The lock that serializes a database's write transactions, knowing which thread holds it.
 ///
-/// Both backends allow one writer at a time. A second write started on the thread that holds the lock would wait
-/// for itself forever; this lock throws ``PersistenceError/Code/nestedTransaction`` instead.
+/// Every backend (SQLite, LMDB, PostgreSQL) runs one write of a database at a time, under this lock. A second write
+/// started on the thread that holds the lock would wait for itself forever; this lock throws
+/// ``PersistenceError/Code/nestedTransaction`` instead.
 package final class WriterLock: Sendable {
     private let mutex = NSLock()
     private let owner = Atomic<UInt>(0)

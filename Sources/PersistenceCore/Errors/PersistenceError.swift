@@ -2,7 +2,8 @@
 ///
 /// Match on ``code`` — it is stable across backends — and show ``description`` to people.
 /// Where the storage engine reported the failure, ``nativeCode`` and ``nativeMessage`` keep what it said
-/// (for SQLite the extended result code and `sqlite3_errmsg`; for LMDB the `mdb_strerror` text).
+/// (for SQLite the extended result code and `sqlite3_errmsg`; for LMDB its return code and the `mdb_strerror` text;
+/// for PostgreSQL no code, and the SQLSTATE and the server's message in ``nativeMessage``).
 ///
 /// An error never carries stored values, passphrases or key material: messages name entities,
 /// attributes and files, never their contents.

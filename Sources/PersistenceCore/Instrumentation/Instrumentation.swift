@@ -10,7 +10,7 @@ package import Logging
 /// authenticate at `.error`. Nothing logged carries a stored value, a key or a passphrase: metadata is the backend,
 /// the store's name, entity and attribute names, versions, counts, sizes and durations.
 ///
-/// Metrics (swift-metrics), each with the dimensions `backend` (`sqlite`, `lmdb`) and `store`:
+/// Metrics (swift-metrics), each with the dimensions `backend` (`sqlite`, `lmdb`, `postgres`) and `store`:
 /// - `persistence_transactions` (counter; `kind`: `read`/`write`, `outcome`: `committed`/`rolledBack`),
 /// - `persistence_transaction_duration` (timer, nanoseconds; `kind`),
 /// - `persistence_map_growths` (counter) and `persistence_map_size` (gauge, bytes) — LMDB,
@@ -27,8 +27,8 @@ package struct Instrumentation: Sendable {
     /// - Parameters:
     ///   - logger: The builder's logger; its metadata gains `persistence.backend` and `persistence.store`.
     ///   - metricsFactory: Where metrics go; `nil` records none (and reads no clock).
-    ///   - backend: `sqlite` or `lmdb`.
-    ///   - store: The store's name (the builder's database name), never a path.
+    ///   - backend: `sqlite`, `lmdb` or `postgres`.
+    ///   - store: The store's name (the builder's database name; PostgreSQL's schema name), never a path.
     package init(logger: Logger?, metricsFactory: (any MetricsFactory)?, backend: String, store: String) {
         if var logger {
             logger[metadataKey: "persistence.backend"] = .string(backend)

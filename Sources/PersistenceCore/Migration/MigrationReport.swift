@@ -23,13 +23,16 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// One step of a chained migration (SQLite): how it was done and what it did to each entity.
+    /// One step of a migration: a step of the chain on SQLite and PostgreSQL, or LMDB's one step from the stored
+    /// version to the model's. How it was done and what it did to each entity.
     public struct Step: Sendable, Hashable, CustomStringConvertible {
         /// How a step was done.
         public enum Kind: String, Sendable, Hashable {
-            /// Inferred from the schema difference (lightweight): no mapping model was given for the step.
+            /// Inferred from the schema difference (lightweight): no mapping model was given for the step (on LMDB,
+            /// no migration block ran).
             case inferred
-            /// A mapping model was given for the step (its entity mappings win; other entities are inferred).
+            /// A mapping model was given for the step (its entity mappings win; other entities are inferred); on
+            /// LMDB, the migration block ran.
             case mapped
         }
 
@@ -67,7 +70,8 @@ public struct MigrationReport: Sendable, Hashable, CustomStringConvertible {
     public var changes: [String]
     /// Every entity of either schema, in the stored schema's order, then the added ones.
     public var entities: [EntityCounts]
-    /// The steps of a chained migration, in order (SQLite); empty for a single step (LMDB).
+    /// The steps, in order: on SQLite and PostgreSQL one per step of the chain; on LMDB, which migrates in one step,
+    /// exactly one.
     public var steps: [Step]
 
     /// Creates a report.

@@ -1,7 +1,8 @@
 /// What changed between the schema stored with the data and the current model, by entity and attribute names.
 ///
-/// Both backends' migrations start here: they decide from it what can happen without the user's code and what
-/// blocks a migration, and report it **before any change** — by names, never values.
+/// Every backend (SQLite, LMDB, PostgreSQL) describes a changed schema with it, by names, never values: in the error
+/// that asks for a migration, **before any change**, and in a migration's report (``MigrationStepPlan`` for the SQL
+/// backends). LMDB's migrations also decide from it what can happen without the user's code and what blocks them.
 package struct SchemaDifference: Sendable {
     /// The changes to one entity present in both schemas.
     package struct EntityChange: Sendable {

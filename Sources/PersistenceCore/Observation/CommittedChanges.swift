@@ -14,6 +14,9 @@ package struct CommittedChanges: Sendable {
         self.everything = everything
     }
 
+    /// How many primary keys the change sets list.
+    package var keyCount: Int { entities.values.reduce(0) { $0 + $1.keyCount } }
+
     /// A commit by someone else (another process, another database value on the same file): anything may have
     /// changed.
     package static let external = CommittedChanges(everything: true)
@@ -29,8 +32,11 @@ package struct ChangeSet: Sendable {
 
     package init() {}
 
+    /// How many primary keys the change set lists.
+    package var keyCount: Int { order.count }
+
     /// Adds changes, in the order they happened.
-    mutating func merge(_ operations: [(kind: ChangeKind, key: Value)]) {
+    package mutating func merge(_ operations: [(kind: ChangeKind, key: Value)]) {
         for (kind, key) in operations {
             let after = kind != .delete
             if let state = states[key] {

@@ -12,6 +12,8 @@ final class ObservationSubscriber: Sendable {
         var latest: UInt64 = 0
         /// Buffered change sets, oldest first (change-set observations only).
         var buffer: [CommittedChanges] = []
+        /// The primary keys the buffered change sets list.
+        var bufferedKeys = 0
         var waiter: CheckedContinuation<Bool, Never>?
         var isEnded = false
         var registration: Int?
@@ -21,6 +23,11 @@ final class ObservationSubscriber: Sendable {
     private let hub: ObservationHub
     /// Whether each commit's changes are kept for the consumer (``Database/changes(of:)``), not only noted.
     let buffersChanges: Bool
+
+    /// The most change sets, and the most primary keys in them, kept for a consumer that doesn't keep up. Past
+    /// either, the buffer is replaced by one incomplete change set — "anything may have changed: read again" — so a
+    /// consumer that never reads costs bounded memory.
+    package static let bufferLimit = (changeSets: 1_000, keys: 100_000)
 
     init(hub: ObservationHub, entities: Set<String>, aliases: Set<String> = [], buffersChanges: Bool) {
         self.hub = hub
@@ -36,9 +43,22 @@ final class ObservationSubscriber: Sendable {
         state.withLock { state in
             guard !state.isEnded else { return }
             state.latest = sequence
-            if buffersChanges { state.buffer.append(changes) }
+            if buffersChanges { Self.buffer(changes, in: &state) }
             state.waiter?.resume(returning: true)
             state.waiter = nil
+        }
+    }
+
+    /// Appends a change set to the buffer — unless the buffer already ends with an incomplete one, which the consumer
+    /// answers by reading everything again, this commit included — and collapses the buffer to one incomplete change
+    /// set when it grows past ``bufferLimit``.
+    private static func buffer(_ changes: CommittedChanges, in state: inout State) {
+        if state.buffer.last?.everything == true { return }
+        state.buffer.append(changes)
+        state.bufferedKeys += changes.keyCount
+        if state.buffer.count > bufferLimit.changeSets || state.bufferedKeys > bufferLimit.keys {
+            state.buffer = [.external]
+            state.bufferedKeys = 0
         }
     }
 
@@ -73,7 +93,11 @@ final class ObservationSubscriber: Sendable {
             // The buffer and the sequence number read together: a delivery in between can't be slept through.
             let next = state.withLock { state -> Next in
                 if state.isEnded { return .ended }
-                guard state.buffer.isEmpty else { return .changes(state.buffer.removeFirst()) }
+                guard state.buffer.isEmpty else {
+                    let changes = state.buffer.removeFirst()
+                    state.bufferedKeys -= changes.keyCount
+                    return .changes(changes)
+                }
                 return .wait(after: state.latest)
             }
             switch next {
@@ -89,6 +113,7 @@ final class ObservationSubscriber: Sendable {
         let id = state.withLock { state -> Int? in
             state.isEnded = true
             state.buffer.removeAll()
+            state.bufferedKeys = 0
             state.waiter?.resume(returning: false)
             state.waiter = nil
             defer { state.registration = nil }

@@ -32,9 +32,20 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// The primary-key attribute.
     public var primaryKeyAttribute: AttributeDescription? { attribute(named: primaryKey) }
 
+    /// Prefixes no entity name may begin with (in any case): the library's own tables' and SQLite's.
+    package static let reservedPrefixes = ["persistence_", "sqlite_"]
+
     private func validate() throws {
         guard !name.isEmpty, !name.utf8.contains(0) else {
             throw PersistenceError(.invalidSchema, "an entity name must be non-empty text without NUL characters")
+        }
+        // The library's own tables and SQLite's are named with these prefixes (`persistence_metadata`, a migration's
+        // `persistence_new_…`): an entity named so could collide with one of them, on one backend and not another.
+        let lowercased = name.lowercased()
+        if let prefix = Self.reservedPrefixes.first(where: { lowercased.hasPrefix($0) }) {
+            throw PersistenceError(
+                .invalidSchema,
+                "entity '\(name)' begins with '\(prefix)', which names the library's own tables; choose another name")
         }
         guard !attributes.isEmpty else {
             throw PersistenceError(.invalidSchema, "entity '\(name)' has no attributes")

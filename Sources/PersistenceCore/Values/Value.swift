@@ -6,8 +6,8 @@ public import Foundation
 /// store them, and migrations read and write them without the Swift type that wrote them.
 ///
 /// Equality and hashing compare text by its UTF-8 bytes — `"é"` composed and decomposed are different
-/// values, as they are to SQLite and to LMDB's byte-ordered keys. ``Value/compare(_:_:)`` orders values across
-/// storage classes the way SQLite does.
+/// values, as they are to SQLite, to LMDB's byte-ordered keys and to PostgreSQL (which stores text as its UTF-8
+/// bytes). ``Value/compare(_:_:)`` orders values across storage classes the way SQLite does.
 public enum Value: Sendable {
     /// No value (`nil`).
     case null
@@ -77,8 +77,8 @@ extension Value {
     /// Orders two values the way SQLite's `ORDER BY` and comparison operators do with the binary collation:
     /// null < numbers (integers and reals compared numerically) < text (by UTF-8 bytes) < blobs (by bytes).
     ///
-    /// Both backends sort and filter with this order, so a query returns the same records in the same order
-    /// whichever backend runs it.
+    /// Every backend sorts and filters in this order — LMDB with this function, SQLite and PostgreSQL in the SQL
+    /// they generate — so a query returns the same records in the same order whichever backend runs it.
     public static func compare(_ lhs: Value, _ rhs: Value) -> ComparisonResult {
         switch (lhs, rhs) {
         case (.null, .null): return .orderedSame

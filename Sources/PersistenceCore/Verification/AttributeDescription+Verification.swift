@@ -5,9 +5,9 @@ extension AttributeDescription {
     ///
     /// The rules are the record decoder's, checked on the dynamic value without the Swift type: what this accepts,
     /// decoding into a type of the attribute's ``AttributeType`` accepts too (integers that a narrower Swift type
-    /// can't hold are the exception: the schema does not say how wide the type is). Both backends verify records
-    /// with it, so they agree on what a sound record is. Messages name the attribute and storage classes, never the
-    /// value.
+    /// can't hold are the exception: the schema does not say how wide the type is). Every backend's `verify()`
+    /// (SQLite, LMDB, PostgreSQL) checks records with it, so they agree on what a sound record is. Messages name the
+    /// attribute and storage classes, never the value.
     package func verificationProblem(for value: Value, in entity: String) -> (
         kind: VerificationProblem.Kind, message: String
     )? {

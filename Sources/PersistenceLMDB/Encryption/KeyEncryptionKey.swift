@@ -2,12 +2,14 @@ import Crypto
 import Foundation
 import PersistenceCore
 
-/// The key-encryption key of a format-2 store: derived from the passphrase, it wraps the store's data keys.
+/// The key-encryption key of a format-2 or format-3 store: derived from the passphrase, it wraps the store's data
+/// keys.
 ///
-/// scrypt turns the passphrase into a master key (``PassphraseKey``); HKDF-SHA256, salted with the record's salt,
-/// splits it into a wrapping key (AES-256-GCM over the data keys) and a check key (an HMAC that tells a wrong
-/// passphrase apart from a damaged record). Neither is ever stored, and the data keys it unwraps are the only
-/// thing it opens.
+/// The record's key derivation turns the passphrase into a master key (``PassphraseKey``): Argon2id (the default of
+/// new stores) or scrypt, as ``KeyDerivation`` names it — format 2 knows scrypt only. HKDF-SHA256, salted with the
+/// record's salt, splits the master key into a wrapping key (AES-256-GCM over the data keys, through swift-crypto,
+/// whatever the store's value cipher) and a check key (an HMAC that tells a wrong passphrase apart from a damaged
+/// record). Neither is ever stored, and the data keys it unwraps are the only thing it opens.
 struct KeyEncryptionKey: Sendable {
     private let wrappingKey: SymmetricKey
     private let checkKey: SymmetricKey

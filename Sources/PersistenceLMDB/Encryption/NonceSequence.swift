@@ -10,8 +10,8 @@ import PersistenceCore
 /// write transaction — a system call per value would cost more than sealing it — which keeps two copies' writes
 /// apart just as well: their transactions draw independently.
 ///
-/// Reusing a nonce under an AES-GCM key reveals the XOR of two plaintexts and lets an attacker forge authentication
-/// tags, so uniqueness here is what the whole encryption layer rests on.
+/// Reusing a nonce under an AES-GCM or XChaCha20-Poly1305 key reveals the XOR of two plaintexts and lets an attacker
+/// forge authentication tags, so uniqueness here is what the whole encryption layer rests on.
 struct NonceSequence: Sendable {
     /// The next unused counter value; persist it when the write transaction that used the nonces commits.
     private(set) var counter: UInt64

@@ -6,8 +6,9 @@ import _CryptoExtras
 
 /// The one place a passphrase becomes key material: NFC normalization, then Argon2id or scrypt.
 ///
-/// Both key formats start here. Format 1 uses the result as the master key of the store's data keys; format 2
-/// uses it as the master key of the key-encryption key that wraps them (see ``WrappedKeyRecord``).
+/// Every key format starts here. Format 1 (scrypt only) uses the result as the master key of the store's data keys;
+/// formats 2 (scrypt only) and 3 (Argon2id or scrypt) use it as the master key of the key-encryption key that wraps
+/// them (see ``WrappedKeyRecord``).
 enum PassphraseKey {
     static let byteCount = 32
 

@@ -2,8 +2,9 @@ import Crypto
 import Foundation
 import PersistenceCore
 
-/// What a format-2 encrypted store keeps in its meta database under `keyWrap`: its data keys, wrapped under a key
-/// derived from the passphrase.
+/// What a format-2 or format-3 encrypted store keeps in its meta database under `keyWrap`: its data keys, wrapped
+/// under a key derived from the passphrase. The layout below is format 2's (scrypt only); format 3's additions, which
+/// new stores use (Argon2id by default), follow it.
 ///
 /// **Why two levels.** The data keys (value, index and check key, see ``StoreKeys``) seal every value and hash
 /// every index key. Deriving them straight from the passphrase, as format 1 does, would mean re-encrypting the

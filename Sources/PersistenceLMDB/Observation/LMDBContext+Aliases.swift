@@ -21,6 +21,6 @@ extension LMDBContext {
         } else {
             try transaction.delete(aliasDBI, key)
         }
-        recorder?.recordAlias(name)
+        state.recorder?.recordAlias(name)
     }
 }

@@ -56,3 +56,10 @@ final class EntityStore: Sendable {
         indexes.first { $0.positions == [position] }
     }
 }
+
+extension EntityLookup<EntityStore> {
+    /// The databases of `type`'s records and indexes.
+    /// - Throws: `unknownEntity` when the type is not part of the model.
+    @inline(__always)
+    func store<E: Entity>(for type: E.Type) throws -> EntityStore { all[try positions.position(of: type)] }
+}

@@ -32,7 +32,7 @@ extension LMDBContext {
         do {
             try sealer.open(stored, entity: store, key: key, into: &values)
         } catch let error as PersistenceError where error.code == .authenticationFailed {
-            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
+            state.instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
             throw error
         }
         _ = try checked(values, store)
@@ -192,7 +192,7 @@ extension LMDBContext {
     ) throws {
         if let condition, let answer = try candidates(condition, store) {
             for key in answer.keys.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                try cancellation?.check()
+                try state.cancellation?.check()
                 // In a sound store every key an index holds names a record whose indexed values are the ones
                 // looked up: anything else is damage, said as such — never a record quietly left out.
                 guard let values = try load(key, store) else {
@@ -210,7 +210,7 @@ extension LMDBContext {
         // One array for the whole scan, refilled in place while no visitor keeps it (see `LMDBContext.forEach`).
         var values: [Value] = []
         try transaction.forEach(store.dbi) { key, stored in
-            try cancellation?.check()
+            try state.cancellation?.check()
             try open(stored, store, key: key, into: &values)
             guard condition?.matches(values) ?? true else { return true }
             return try visit(key, values)

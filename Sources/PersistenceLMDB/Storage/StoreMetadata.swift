@@ -22,6 +22,8 @@ enum StoreMetadata {
     /// `keyFormat` (1, 2 or 3) names. Older versions refuse it rather than read the replaced databases.
     static let mappedFormat: UInt64 = 4
     static let databaseName = "meta"
+    /// The formats this version reads.
+    static let formats: ClosedRange<Int64> = 1...Int64(formatVersion)
 
     enum Key: String {
         case format, schema, schemaVersion, keyDerivation, keyWrap, nonceCounter

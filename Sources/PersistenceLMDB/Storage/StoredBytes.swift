@@ -81,7 +81,8 @@ package enum StoredBytes {
         _ = try record.unlock(passphrase: passphrase)
     }
 
-    /// A well-formed wrapped key record's bytes for `passphrase`, at the cheapest scrypt cost (a fuzzing seed).
+    /// A well-formed wrapped key record's bytes for `passphrase`, as a new store writes it (format 3), at a cheap
+    /// Argon2id cost: 1 pass over 64 KiB (a fuzzing seed).
     package static func encodeWrappedKeyRecord(passphrase: String) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

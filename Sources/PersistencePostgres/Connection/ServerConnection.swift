@@ -403,3 +403,5 @@ private final class RowQueue: @unchecked Sendable {
         return .finished(outcome)
     }
 }
+
+extension ServerConnection: PooledConnection {}

@@ -76,58 +76,29 @@ enum PostgresSchemaStore {
             return nil
         }
         let stored = try readMetadata(connection, schema: schema)
-        guard case .integer(let format)? = stored["formatVersion"], format >= 1 else {
-            throw PersistenceError(.corrupt, "the store's metadata has no valid format version")
-        }
-        guard format <= formatVersion else {
-            throw PersistenceError(
-                .unsupportedFormatVersion,
-                "the store has format version \(format); this version of Persistence reads up to \(formatVersion)")
-        }
-        guard case .blob(let json)? = stored["schema"],
-            let storedSchema = try? JSONDecoder().decode([EntityDescription].self, from: json)
-        else {
-            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
-        }
-        guard case .integer(let storedVersion)? = stored["modelVersion"] else {
-            throw PersistenceError(.corrupt, "the store's metadata has no valid model version")
-        }
-        // One schema version per store: a newer store is refused untouched (an older app must not write it as if it
-        // were its own).
-        guard storedVersion <= Int64(model.version) else {
-            throw PersistenceError(
-                .invalidConfiguration,
-                "the store has model version \(storedVersion), newer than this model's \(model.version)")
-        }
-        guard storedVersion < Int64(model.version) else {
-            guard storedSchema.map(\.normalized) == descriptions.map(\.normalized) else {
-                throw PersistenceError(
-                    .migrationRequired,
-                    EntityDescription.difference(stored: storedSchema, current: descriptions)
-                        + "; the model version is the store's (\(storedVersion)): bump it for a migration")
-            }
-            return nil
-        }
+        var format: Int64 = 0
+        if case .integer(let value)? = stored["formatVersion"] { format = value }
+        var version: Int?
+        if case .integer(let value)? = stored["modelVersion"] { version = Int(exactly: value) }
+        var json: Data?
+        if case .blob(let value)? = stored["schema"] { json = value }
+        let decision = try StoreGate.decide(
+            StoreGate.Metadata(format: format, schema: json, version: version), formats: 1...formatVersion,
+            model: model, current: descriptions)
+        guard case .migrate(let storedVersion, let storedSchema) = decision else { return nil }
         // Every step is planned before anything changes: a step that can't be done is refused with the store as it
         // was.
         var report: MigrationReport?
         if let plans = try migration.plans(
-            stored: storedSchema, storedVersion: Int(storedVersion), model: model, current: tables.map(\.layout))
+            stored: storedSchema, storedVersion: storedVersion, model: model, current: tables.map(\.layout))
         {
-            report = try migration.run(plans, from: Int(storedVersion), to: model.version) { plan in
+            report = try migration.run(plans, from: storedVersion, to: model.version) { plan in
                 PostgresMigrationStep(connection: connection, schema: schema, plan: plan)
             }
-            try write(connection, schema: schema, "schema", .blob(schemaJSON(descriptions)))
+            try write(connection, schema: schema, "schema", .blob(StoreGate.schemaJSON(descriptions)))
         }
         try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
         return report
-    }
-
-    /// The stored form of a schema.
-    private static func schemaJSON(_ descriptions: [EntityDescription]) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(descriptions)
     }
 
     private static func create(
@@ -147,7 +118,7 @@ enum PostgresSchemaStore {
         }
         try write(connection, schema: schema, "formatVersion", .integer(formatVersion))
         try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
-        try write(connection, schema: schema, "schema", .blob(schemaJSON(descriptions)))
+        try write(connection, schema: schema, "schema", .blob(StoreGate.schemaJSON(descriptions)))
     }
 
     /// Drops a store's tables, sequence and (when then empty, and not `public`) schema, under its advisory lock, in

@@ -124,3 +124,21 @@ final class PostgresTable: Sendable {
         }
     }
 }
+
+extension EntityLookup<PostgresTable> {
+    /// The tables of `model`'s entities in the PostgreSQL schema `schema`.
+    static func tables(of model: Model, in schema: String) throws -> EntityLookup<PostgresTable> {
+        EntityLookup(
+            model: model,
+            storage: try model.layouts().enumerated().map {
+                PostgresTable(index: $0.offset, layout: $0.element, schema: schema)
+            })
+    }
+}
+
+extension EntityLookup<PostgresTable> {
+    /// The table of `type`.
+    /// - Throws: `unknownEntity` when the type is not part of the model.
+    @inline(__always)
+    func table<E: Entity>(for type: E.Type) throws -> PostgresTable { all[try positions.position(of: type)] }
+}

@@ -13,7 +13,7 @@ struct PostgresVerifier {
 
     init(context: PostgresContext) { self.context = context }
 
-    private var schema: String { context.tables.schema }
+    private var schema: String { context.schema }
 
     mutating func run() throws -> VerificationReport {
         try verifyMetadata()

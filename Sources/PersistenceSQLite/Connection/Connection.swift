@@ -145,3 +145,8 @@ final class Connection {
         return try statement.step() ? statement.column(0) : nil
     }
 }
+
+extension Connection: PooledConnection {
+    /// A file's connection is never dropped.
+    var isClosed: Bool { false }
+}

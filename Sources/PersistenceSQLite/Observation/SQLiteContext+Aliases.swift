@@ -46,7 +46,7 @@ extension SQLiteContext {
                 try insert.run()
             }
         }
-        recorder?.recordAlias(name)
+        state.recorder?.recordAlias(name)
     }
 
     private static func hasAliasTable(_ connection: Connection) throws -> Bool {

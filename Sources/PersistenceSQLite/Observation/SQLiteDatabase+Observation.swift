@@ -13,10 +13,10 @@ extension SQLiteDatabase {
     /// tells every observer. Call under the writer lock, outside a transaction.
     @discardableResult
     func noticeExternalCommits(_ connection: Connection) throws -> Bool {
-        guard writer.watchesOtherConnections else { return false }
+        guard watchesOtherConnections else { return false }
         let version = try connection.scalar("PRAGMA data_version")
-        defer { writer.dataVersion = version }
-        guard let seen = writer.dataVersion, seen != version else { return false }
+        defer { writer.state = version }
+        guard let seen = writer.state, seen != version else { return false }
         observationHub.publish(.external)
         return true
     }

@@ -72,59 +72,30 @@ enum SchemaStore {
             try create(connection, model: model, mappings: mappings, descriptions: descriptions)
             return nil
         }
-        let storedFormat = try read(connection, "formatVersion")
-        guard case .integer(let format)? = storedFormat, format >= 1 else {
-            throw PersistenceError(.corrupt, "the store's metadata has no valid format version")
+        let format: Int64
+        switch try read(connection, "formatVersion") {
+        case .integer(let value)?: format = value
+        default: format = 0
         }
-        guard format <= formatVersion else {
-            throw PersistenceError(
-                .unsupportedFormatVersion,
-                "the store has format version \(format); this version of Persistence reads up to \(formatVersion)")
-        }
-        guard case .blob(let json)? = try read(connection, "schema"),
-            let stored = try? JSONDecoder().decode([EntityDescription].self, from: json)
-        else {
-            throw PersistenceError(.corrupt, "the store's metadata has no readable schema")
-        }
-        // One schema version per store, as on LMDB: a newer store is refused untouched (an older app must not
-        // write it as if it were its own).
-        let storedVersion: Int64
+        let version: Int?
         switch try read(connection, "modelVersion") {
-        case .integer(let version)?: storedVersion = version
-        case nil: storedVersion = 0
-        default: throw PersistenceError(.corrupt, "the store's metadata has no valid model version")
+        case .integer(let value)?: version = Int(exactly: value)
+        default: version = nil
         }
-        guard storedVersion <= Int64(model.version) else {
-            throw PersistenceError(
-                .invalidConfiguration,
-                "the store has model version \(storedVersion), newer than this model's \(model.version)")
-        }
-        // Columns are always named, so attribute and index order don't matter to the tables.
-        let unchanged = stored.map(\.normalized) == descriptions.map(\.normalized)
-        guard storedVersion < Int64(model.version) else {
-            guard unchanged else {
-                throw PersistenceError(
-                    .migrationRequired,
-                    EntityDescription.difference(stored: stored, current: descriptions)
-                        + "; the model version is the store's (\(storedVersion)): bump it for a migration")
-            }
-            return nil
-        }
+        var schema: Data?
+        if case .blob(let json)? = try read(connection, "schema") { schema = json }
+        let decision = try StoreGate.decide(
+            StoreGate.Metadata(format: format, schema: schema, version: version), formats: 1...formatVersion,
+            model: model, current: descriptions)
+        guard case .migrate(let storedVersion, let stored) = decision else { return nil }
         let report = try migration.run(
-            on: connection, stored: stored, storedVersion: Int(storedVersion), model: model,
+            on: connection, stored: stored, storedVersion: storedVersion, model: model,
             current: mappings.map(\.layout), dryRun: dryRun)
         if report != nil {
-            try write(connection, "schema", .blob(schemaJSON(descriptions)))
+            try write(connection, "schema", .blob(StoreGate.schemaJSON(descriptions)))
         }
         try write(connection, "modelVersion", .integer(Int64(model.version)))
         return report
-    }
-
-    /// The stored form of a schema.
-    private static func schemaJSON(_ descriptions: [EntityDescription]) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return try encoder.encode(descriptions)
     }
 
     private static func create(
@@ -136,7 +107,7 @@ enum SchemaStore {
         }
         try write(connection, "formatVersion", .integer(formatVersion))
         try write(connection, "modelVersion", .integer(Int64(model.version)))
-        try write(connection, "schema", .blob(schemaJSON(descriptions)))
+        try write(connection, "schema", .blob(StoreGate.schemaJSON(descriptions)))
     }
 
     private static func read(_ connection: Connection, _ key: String) throws -> Value? {

@@ -88,3 +88,10 @@ final class TableMapping: Sendable {
         }
     }
 }
+
+extension EntityLookup<TableMapping> {
+    /// The table mapping of `type`.
+    /// - Throws: `unknownEntity` when the type is not part of the model.
+    @inline(__always)
+    func mapping<E: Entity>(for type: E.Type) throws -> TableMapping { all[try positions.position(of: type)] }
+}

@@ -18,6 +18,9 @@ enum ObservationChecks {
         .database("never delivers an out-of-order value while many tasks write") { try await manyWriters($0) },
         .database("throws from the loop when the observed read fails") { try await failingRead($0) },
         .database("publishes change sets that match each commit's net writes") { try await changeSets($0) },
+        .database("bounds what a change-set observation nobody reads holds, with one incomplete change set") {
+            try await unreadChangeSets($0)
+        },
         .database("keeps aliases in the transaction that sets them") { try aliases($0) },
         .database("observes an alias: the record, its updates, nil when deleted or removed") {
             try await observedAlias($0)
@@ -175,6 +178,23 @@ enum ObservationChecks {
             #expect(error.code == .unknownAttribute)
         }
         #expect(db.observationHub.subscriberCount == 0)
+    }
+
+    static func unreadChangeSets(_ db: some Database) async throws {
+        // Within the bound, every change set is kept, complete.
+        var kept = db.changes(of: Person.self).makeAsyncIterator()
+        for id in 1...3 { try await db.write { try $0.create(Person(id: Int64(id), name: "P\(id)")) } }
+        for id in 1...3 { #expect(await kept.next()?.inserted == [Int64(id)]) }
+        // Past 1,000 unread change sets, the buffer becomes one incomplete change set, and commits while it waits
+        // fold into it; what comes after it is complete again.
+        var slow = db.changes(of: Person.self).makeAsyncIterator()
+        for id in 100..<1_101 { try await db.write { try $0.create(Person(id: Int64(id), name: "P\(id)")) } }
+        try await db.write { try $0.create(Person(id: 1_000_000, name: "late")) }
+        let collapsed = await slow.next()
+        #expect(collapsed?.isComplete == false && collapsed?.isEmpty == true, "\(String(describing: collapsed))")
+        try await db.write { try $0.create(Person(id: 1_000_001, name: "next")) }
+        let next = await slow.next()
+        #expect(next?.inserted == [1_000_001] && next?.isComplete == true, "\(String(describing: next))")
     }
 
     static func changeSets(_ db: some Database) async throws {

@@ -1,0 +1,160 @@
+/// The one lifecycle of every backend's transactions: instrumentation, change recording, the context's lifetime,
+/// the cancellation check before a write commits, rollback on any error, and publishing what a write changed to
+/// observers once it committed.
+///
+/// A backend supplies how a transaction begins, commits and rolls back — or, where its engine runs a transaction
+/// around a closure (LMDB), that closure — and how to make a context. It calls the driver while it holds its writer
+/// lock for writes, so that observers hear of commits in commit order.
+///
+/// **The user's block runs exactly once**: nothing here runs it again, whatever fails.
+package struct TransactionDriver: Sendable {
+    package let instrumentation: Instrumentation
+    package let observationHub: ObservationHub
+
+    package init(instrumentation: Instrumentation, observationHub: ObservationHub) {
+        self.instrumentation = instrumentation
+        self.observationHub = observationHub
+    }
+
+    /// Runs `body` in one transaction that `transaction` begins, hands to its closure, and commits when the closure
+    /// returns (rolling back when it throws).
+    /// - Parameters:
+    ///   - writable: Whether the transaction writes (records changes, checks cancellation before committing).
+    ///   - transaction: Runs its closure inside a transaction of the engine's: begins, calls it once, commits.
+    ///   - context: Makes the context of the transaction, with the write's change recorder (`nil` in a read).
+    ///   - published: Called after the write's changes were published, still under the writer lock.
+    @inlinable
+    package func run<Handle, Context: TransactionContext, R>(
+        writable: Bool,
+        in transaction: (_ inside: (Handle) throws -> R) throws -> R,
+        context: (Handle, ChangeRecorder?) throws -> Context,
+        published: ((ChangeRecorder) -> Void)? = nil,
+        _ body: (Context) throws -> R
+    ) throws -> R {
+        try instrumentation.transaction(writable: writable) {
+            let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
+            // The engine's closure only runs these while `run` does: they never escape.
+            let result = try withoutActuallyEscaping(context) { context in
+                try withoutActuallyEscaping(body) { body in
+                    try transaction { handle in
+                        try Self.inside(writable: writable, try context(handle, recorder), body)
+                    }
+                }
+            }
+            if let recorder { publish(recorder, published) }
+            return result
+        }
+    }
+
+    /// Runs `body` in one transaction of an engine that begins, commits and rolls back by statements (SQLite,
+    /// PostgreSQL): `begin`, then `body`, then `commit` — `rollback` after any error of either.
+    @inlinable
+    package func run<Context: TransactionContext, R>(
+        writable: Bool,
+        begin: () throws -> Void,
+        commit: () throws -> Void,
+        rollback: () -> Void,
+        context: (ChangeRecorder?) throws -> Context,
+        published: ((ChangeRecorder) -> Void)? = nil,
+        _ body: (Context) throws -> R
+    ) throws -> R {
+        try instrumentation.transaction(writable: writable) {
+            let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
+            try begin()
+            let result: R
+            do {
+                result = try Self.inside(writable: writable, try context(recorder), body)
+                try commit()
+            } catch {
+                rollback()
+                throw error
+            }
+            if let recorder { publish(recorder, published) }
+            return result
+        }
+    }
+
+    /// The part of every transaction between begin and commit: the user's block, once, then the backend's last
+    /// checks and the cancellation check; the context expires whatever happens.
+    @inlinable
+    static func inside<Context: TransactionContext, R>(
+        writable: Bool, _ context: Context, _ body: (Context) throws -> R
+    ) throws -> R {
+        defer { context.expire() }
+        let result = try body(context)
+        try context.prepareCommit()
+        // The last moment a cancelled task's write can still be rolled back: never commit it.
+        if writable { try CancellationFlag.checkCurrent() }
+        return result
+    }
+
+    /// Tells observers what a committed write changed (in commit order: the caller holds the writer lock).
+    @inlinable
+    func publish(_ recorder: ChangeRecorder, _ published: ((ChangeRecorder) -> Void)?) {
+        observationHub.publish(recorder)
+        published?(recorder)
+    }
+}
+
+/// What the ``TransactionDriver`` asks of a backend's context.
+package protocol TransactionContext: AnyObject {
+    /// Ends the context's use: every later call throws ``PersistenceError/Code/contextExpired``.
+    func expire()
+    /// The backend's last checks and writes after the user's block returned, before the transaction commits (a read
+    /// transaction's too). Throwing rolls the transaction back.
+    func prepareCommit() throws
+}
+
+/// What every backend's context holds besides its storage and stays fixed for its transaction: whether it may write,
+/// the write's change recorder, instrumentation, and the cancellation flag of the async call it runs for.
+///
+/// A context keeps it as a `let` (its fields are read in place, never copied whole) and keeps beside it, as its own
+/// unchecked-exclusivity `var`s, what changes: whether its block ended (``refusal(writing:expired:)``) and its
+/// reused record coders.
+package struct ContextState {
+    /// Whether the context belongs to a write transaction.
+    package let isWritable: Bool
+    /// What this write changed, for observers; `nil` in a read.
+    package let recorder: ChangeRecorder?
+    package let instrumentation: Instrumentation
+    /// The cancellation flag of the async call this transaction runs for, if any.
+    package let cancellation = CancellationFlag.current
+
+    /// A context's state; it may write when it has a change recorder.
+    package init(recorder: ChangeRecorder?, instrumentation: Instrumentation) {
+        self.recorder = recorder
+        self.instrumentation = instrumentation
+        isWritable = recorder != nil
+    }
+
+    /// Why a context may not be used (`expired`: its block ended) for this: ``PersistenceError/Code/contextExpired``
+    /// after its block ended, ``PersistenceError/Code/readOnly`` for a write in a read transaction. Each context checks
+    /// `!expired && (!writing || isWritable)` itself, in its own module: a call here for every operation would cost
+    /// more than the check.
+    package func refusal(writing: Bool, expired: Bool) -> PersistenceError {
+        expired
+            ? PersistenceError(.contextExpired, "a context was used after its transaction block ended")
+            : PersistenceError(.readOnly, "a read transaction can't change the database")
+    }
+}
+
+/// A backend's storage for each entity of a model — SQLite's table mappings, PostgreSQL's tables, LMDB's databases
+/// — looked up by entity type.
+///
+/// Each backend looks its storage up through a one-line accessor of its own, constrained to its `Storage`
+/// (`all[try positions.position(of: type)]`): compiled in the backend's module, the array access is specialized,
+/// where a generic accessor here would copy every element through its type's value witnesses.
+package struct EntityLookup<Storage: Sendable>: Sendable {
+    package let model: Model
+    /// Where each entity type's storage is in ``all``.
+    package let positions: EntityPositions
+    /// Every entity's storage, in model order.
+    package let all: [Storage]
+
+    /// `storage` holds one element per entity of `model`, in model order.
+    package init(model: Model, storage: [Storage]) {
+        self.model = model
+        positions = EntityPositions(model)
+        all = storage
+    }
+}

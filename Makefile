@@ -147,8 +147,8 @@ consumer-check-lmdb: CONSUMER_PRODUCT := LMDBOnlyConsumer
 consumer-check-lmdb: BACKEND_PRODUCT := PersistenceLMDB
 consumer-check-lmdb: FORBIDDEN := sqlite
 consumer-check-lmdb: FORBIDDEN_NAMES := SQLite
-consumer-check-lmdb: FORBIDDEN_SYMBOLS := NIOCore|PostgresNIO
-consumer-check-lmdb: FORBIDDEN_SYMBOL_NAMES := SwiftNIO or postgres-nio
+consumer-check-lmdb: FORBIDDEN_SYMBOLS := NIOCore|PostgresNIO|PersistenceSQL
+consumer-check-lmdb: FORBIDDEN_SYMBOL_NAMES := SwiftNIO, postgres-nio or the SQL backends' code (PersistenceSQL)
 # The Postgres consumer runs against a throw-away server. swift-crypto is allowed there: postgres-nio signs its SCRAM
 # logins with it. What it must not hold is LMDB's or SQLite's code.
 consumer-check-postgres: CONSUMER_DIR := Tests/Consumers/PostgresOnly

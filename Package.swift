@@ -59,10 +59,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // What the SQL backends share and the others don't need (not a product): the condition compiler, identifier
+        // quoting, and a migration step's plan, runner and chain.
+        .target(
+            name: "PersistenceSQL",
+            dependencies: ["PersistenceCore"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PersistenceSQLite",
             dependencies: [
-                "PersistenceCore", "CSQLite", .product(name: "Logging", package: "swift-log"),
+                "PersistenceCore", "PersistenceSQL", "CSQLite", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -84,6 +91,7 @@ let package = Package(
             name: "PersistencePostgres",
             dependencies: [
                 "PersistenceCore",
+                "PersistenceSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

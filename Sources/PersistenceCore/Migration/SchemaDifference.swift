@@ -1,8 +1,9 @@
 /// What changed between the schema stored with the data and the current model, by entity and attribute names.
 ///
 /// Every backend (SQLite, LMDB, PostgreSQL) describes a changed schema with it, by names, never values: in the error
-/// that asks for a migration, **before any change**, and in a migration's report (``MigrationStepPlan`` for the SQL
-/// backends). LMDB's migrations also decide from it what can happen without the user's code and what blocks them.
+/// that asks for a migration, **before any change**, and in a migration's report (PersistenceSQL's
+/// `MigrationStepPlan` for the SQL backends). LMDB's migrations also decide from it what can happen without the
+/// user's code and what blocks them.
 package struct SchemaDifference: Sendable {
     /// The changes to one entity present in both schemas.
     package struct EntityChange: Sendable {

@@ -4,7 +4,7 @@ import PersistenceCore
 
 extension MigrationRun {
     /// What keeps a migration without code from running, by entity and attribute names, checked before any change —
-    /// the rules of an inferred step on the SQL backends (``MigrationStepPlan/blocker(_:mapped:requiresSameTypes:)``):
+    /// the rules of an inferred step on the SQL backends (``MigrationRules/blocker(_:mapped:requiresSameTypes:)``):
     /// a type changed other than by widening, an added attribute or one no longer optional with no default, a
     /// changed primary key — in entities that have records. Empty when it can run.
     func blockersWithoutCode() throws -> [String] {
@@ -12,7 +12,7 @@ extension MigrationRun {
         for name in order {
             guard let pass = entities[name], let mapping = pass.mapping, let live = pass.live,
                 try transaction.count(live.dbi) > 0,
-                let blocker = MigrationStepPlan.blocker(mapping, mapped: [], requiresSameTypes: true)
+                let blocker = MigrationRules.blocker(mapping, mapped: [], requiresSameTypes: true)
             else { continue }
             blockers.append(blocker)
         }

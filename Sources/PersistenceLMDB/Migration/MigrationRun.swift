@@ -123,7 +123,7 @@ final class MigrationRun {
     static let stepBytes = 8 << 20
 
     /// Prepares the migration of `stored` to `current`, applying the model's declared renames as the SQL backends do
-    /// (``MigrationStepPlan/continuedSource(of:in:destinationNames:)``, ``MigrationStepPlan/renames(of:from:)``),
+    /// (``MigrationRules/continuedSource(of:in:destinationNames:)``, ``MigrationRules/renames(of:from:)``),
     /// and opens the stored entities' databases.
     init(
         stored: [EntityDescription], current: [RecordLayout], write: SteppedWrite, environment: Environment,
@@ -144,7 +144,7 @@ final class MigrationRun {
         var continuedBy: [String: RecordLayout] = [:]
         for layout in current {
             guard
-                let source = MigrationStepPlan.continuedSource(of: layout, in: sources, destinationNames: currentNames)
+                let source = MigrationRules.continuedSource(of: layout, in: sources, destinationNames: currentNames)
             else { continue }
             if let other = continuedBy[source.entity.name] {
                 throw PersistenceError(
@@ -163,10 +163,10 @@ final class MigrationRun {
                 renamedStored.append(entity)
                 continue
             }
-            let renames = MigrationStepPlan.renames(of: new, from: old)
+            let renames = MigrationRules.renames(of: new, from: old)
             attributeRenames[entity.name] = renames
-            renameClauses += MigrationStepPlan.renameClauses(of: new, from: old, renames)
-            renamedStored.append(MigrationStepPlan.renamed(entity, to: new.entity.name, renames))
+            renameClauses += MigrationRules.renameClauses(of: new, from: old, renames)
+            renamedStored.append(MigrationRules.renamed(entity, to: new.entity.name, renames))
         }
         difference = SchemaDifference(stored: renamedStored, current: current.map(\.entity))
         self.renameClauses = renameClauses

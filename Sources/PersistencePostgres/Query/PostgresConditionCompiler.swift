@@ -1,4 +1,5 @@
 import PersistenceCore
+import PersistenceSQL
 
 /// Compiles checked conditions and queries into PostgreSQL SQL with bound arguments (`$1…`).
 ///

@@ -1,4 +1,5 @@
 import PersistenceCore
+import PersistenceSQL
 import PostgresNIO
 
 /// The storage of one step of a mapping-model migration on PostgreSQL, inside the advisory-locked transaction that
@@ -95,7 +96,7 @@ final class PostgresMigrationStep: MigrationStepBackend {
         if entity.name != sourceName, plan.source.contains(where: { $0.entity.name == entity.name }) { return nil }
         try sendPending()
         let table = try self.table(sourceName, source: true).table
-        let renames = MigrationStepPlan.renames(of: layout, from: source)
+        let renames = MigrationRules.renames(of: layout, from: source)
         let renamedOld = Set(renames.values)
         // Indexes: kept only when nothing about them changes (their names carry the entity and attribute names).
         let keptIndexes = Set(

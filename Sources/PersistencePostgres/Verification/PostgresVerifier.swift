@@ -1,5 +1,6 @@
 import Foundation
 public import PersistenceCore
+import PersistenceSQL
 import PostgresNIO
 
 /// Checks one PostgreSQL store in one `REPEATABLE READ` snapshot: the metadata, each entity's table (columns, types,

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceSQL
 
 /// Brings a store written with an older model version up to the builder's model at start-up: plans every step of
 /// the chain (refusing, before any change, a step that can't be done), backs the store up before a heavyweight

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceSQL
 
 /// The storage of one step of a mapping-model migration on the writer connection, inside the transaction that
 /// opens the store (nothing here commits); the core's `MigrationStepRunner` drives it.

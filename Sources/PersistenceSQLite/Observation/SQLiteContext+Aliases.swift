@@ -1,4 +1,5 @@
 public import PersistenceCore
+import PersistenceSQL
 
 /// Aliases in the table `persistence_aliases`, one row per alias name and position: position -1 holds the entity
 /// and whether the alias is a list, positions 0… the primary keys in order (stored as the key column stores them).

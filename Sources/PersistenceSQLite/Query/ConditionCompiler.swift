@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceSQL
 
 /// Compiles checked conditions (through the core's `SQLConditionCompiler`) and queries into SQLite's SQL with
 /// bound arguments.

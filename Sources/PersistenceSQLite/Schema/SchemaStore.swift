@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceSQL
 
 /// Creates a new store's tables and checks an existing store's schema against the model, through the metadata
 /// table `persistence_metadata` (format version, model version, schema as JSON).

@@ -1,4 +1,5 @@
 import PersistenceCore
+import PersistenceSQL
 
 /// How one entity maps to one table: its layout and the SQL of its fixed statements, built once per database.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceSQL
 
 /// Checks one SQLite store in one read transaction: the engine's integrity check, the metadata, each entity's
 /// table and indexes, then every row's values.

@@ -1,3 +1,5 @@
+package import PersistenceCore
+
 /// A mapping-model migration from a store's version to the current model, as a backend runs it at start-up: the
 /// plan checked once, every step planned before anything changes, the steps run in order, their failures named,
 /// and one report for the chain.

@@ -1,3 +1,5 @@
+package import PersistenceCore
+
 /// What one step of a mapping-model migration does to each entity, decided from the schemas and the step's mapping
 /// model **before any change** — a step that can't be done is refused here, naming the step, entity and attribute.
 ///
@@ -84,8 +86,8 @@ package struct MigrationStepPlan {
                     || (entityMapping.kind == .custom && entityMapping.policy?.createDestinationRecords == nil)
             {
                 let mapping = RecordMapping(
-                    from: sourceLayout, to: layout, renamed: Self.renames(of: layout, from: sourceLayout))
-                if let blocker = Self.blocker(
+                    from: sourceLayout, to: layout, renamed: MigrationRules.renames(of: layout, from: sourceLayout))
+                if let blocker = MigrationRules.blocker(
                     mapping, mapped: Set(entityMapping.attributeMappings.keys), requiresSameTypes: false)
                 {
                     throw PersistenceError(
@@ -110,18 +112,18 @@ package struct MigrationStepPlan {
                         layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil, isMapped: true))
                 continue
             }
-            let inferred = Self.continuedSource(of: layout, in: sources, destinationNames: destinationNames)
+            let inferred = MigrationRules.continuedSource(of: layout, in: sources, destinationNames: destinationNames)
             guard let sourceLayout = inferred, !removed.contains(sourceLayout.entity.name) else {
                 destinations.append(
                     Destination(
                         layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil, isMapped: false))
                 continue
             }
-            let renames = Self.renames(of: layout, from: sourceLayout)
+            let renames = MigrationRules.renames(of: layout, from: sourceLayout)
             let mapping = RecordMapping(from: sourceLayout, to: layout, renamed: renames)
-            renameClauses += Self.renameClauses(of: layout, from: sourceLayout, renames)
-            renamedSources[sourceLayout.entity.name] = Self.renamed(sourceLayout.entity, to: name, renames)
-            if let blocker = Self.blocker(mapping, mapped: [], requiresSameTypes: true) {
+            renameClauses += MigrationRules.renameClauses(of: layout, from: sourceLayout, renames)
+            renamedSources[sourceLayout.entity.name] = MigrationRules.renamed(sourceLayout.entity, to: name, renames)
+            if let blocker = MigrationRules.blocker(mapping, mapped: [], requiresSameTypes: true) {
                 blockers.append(blocker)
             }
             let keeps =
@@ -150,58 +152,6 @@ package struct MigrationStepPlan {
             ).clauses
     }
 
-    /// The source entity a destination entity continues without a mapping: the one of its name, or of its declared
-    /// previous name (``Entity/previousName``) when no destination entity keeps that name itself. Every backend
-    /// applies declared renames by this rule.
-    package static func continuedSource(
-        of destination: RecordLayout, in sources: [String: RecordLayout], destinationNames: Set<String>
-    ) -> RecordLayout? {
-        if let source = sources[destination.entity.name] { return source }
-        guard let previous = destination.previousName, !destinationNames.contains(previous) else { return nil }
-        return sources[previous]
-    }
-
-    /// The report's clauses for the declared renames from `source` to `destination` (entity, then attributes).
-    package static func renameClauses(
-        of destination: RecordLayout, from source: RecordLayout, _ renames: [String: String]
-    ) -> [String] {
-        let name = destination.entity.name
-        var clauses: [String] = []
-        if source.entity.name != name { clauses.append("entity '\(source.entity.name)' renamed '\(name)'") }
-        for (new, old) in renames.sorted(by: { $0.key < $1.key }) {
-            clauses.append("'\(name).\(old)' renamed '\(new)'")
-        }
-        return clauses
-    }
-
-    /// The declared renames of `destination` that apply from `source`: old names by new name, for attributes the
-    /// source has by the old name and either not by the new one, or by the new one renamed away itself (names
-    /// swapped). A declared previous name the source has already renamed (a plan's later step) doesn't apply.
-    package static func renames(of destination: RecordLayout, from source: RecordLayout) -> [String: String] {
-        let candidates = destination.previousAttributeNames.filter { new, old in
-            new != old && source.position(of: old) != nil
-        }
-        let renamedAway = Set(candidates.values)
-        return candidates.filter { new, _ in source.position(of: new) == nil || renamedAway.contains(new) }
-    }
-
-    /// `entity` with the renames applied, for comparing with the destination.
-    package static func renamed(_ entity: EntityDescription, to name: String, _ renames: [String: String])
-        -> EntityDescription
-    {
-        var copy = entity
-        copy.name = name
-        let newNames = Dictionary(renames.map { ($0.value, $0.key) }, uniquingKeysWith: { first, _ in first })
-        for index in copy.attributes.indices {
-            copy.attributes[index].name = newNames[copy.attributes[index].name] ?? copy.attributes[index].name
-        }
-        if let key = newNames[copy.primaryKey] { copy.primaryKey = key }
-        copy.indexes = copy.indexes.map { index in
-            Index(attributes: index.attributes.map { newNames[$0] ?? $0 }, isUnique: index.isUnique)
-        }
-        return copy
-    }
-
     /// Whether two descriptions of one entity have the same columns: indexes aside.
     private static func sameTable(_ a: EntityDescription, _ b: EntityDescription) -> Bool {
         var a = a.normalized
@@ -211,39 +161,4 @@ package struct MigrationStepPlan {
         return a == b
     }
 
-    /// What keeps a record mapping from filling every destination attribute without code, or `nil`.
-    /// - Parameters:
-    ///   - mapped: Attributes a closure fills.
-    ///   - requiresSameTypes: Inference: a type may only widen (`Bool` → integer, integer → `Double`); an explicit
-    ///     copy checks each value instead.
-    package static func blocker(_ mapping: RecordMapping, mapped: Set<String>, requiresSameTypes: Bool) -> String? {
-        let entity = mapping.new.entity
-        if requiresSameTypes, mapping.sources[mapping.new.primaryKeyIndex] != mapping.old.primaryKeyIndex {
-            return "the primary key of '\(entity.name)' changed"
-        }
-        var reasons: [String] = []
-        for (position, attribute) in entity.attributes.enumerated() where !mapped.contains(attribute.name) {
-            let qualified = "'\(entity.name).\(attribute.name)'"
-            guard let source = mapping.sources[position] else {
-                if !attribute.isOptional && mapping.new.defaults[position] == nil {
-                    reasons.append("\(qualified) is added, not optional, and has no default value")
-                }
-                continue
-            }
-            let old = mapping.old.entity.attributes[source]
-            if old.isOptional && !attribute.isOptional && mapping.new.defaults[position] == nil {
-                reasons.append("\(qualified) is no longer optional and has no default value for nil")
-            }
-            if requiresSameTypes && !isWidening(old.type, to: attribute.type) {
-                reasons.append("\(qualified) changed type from \(old.type.rawValue) to \(attribute.type.rawValue)")
-            }
-        }
-        return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
-    }
-
-    /// Whether every value of type `old` is a value of type `new` as stored: the same type, `Bool` → integer, or
-    /// integer → `Double`. (`Int32` → `Int64` and `Float` → `Double` are the same attribute type already.)
-    package static func isWidening(_ old: AttributeType, to new: AttributeType) -> Bool {
-        old == new || (old == .bool && new == .integer) || (old == .integer && new == .double)
-    }
 }

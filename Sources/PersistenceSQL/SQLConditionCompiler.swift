@@ -1,3 +1,5 @@
+package import PersistenceCore
+
 /// What differs between the SQL backends' condition text: placeholders, boolean literals, null-safe equality and
 /// substring search.
 package struct SQLDialect: Sendable {

@@ -1,3 +1,5 @@
+package import PersistenceCore
+
 /// Quotes an SQL identifier the way SQLite and PostgreSQL both read it: `"name"`, with inner quotes doubled.
 package func quote(_ identifier: String) -> String {
     // By scalar, not Character: a quote followed by a combining mark is one Character but still a quote to SQL.

@@ -1,4 +1,5 @@
 import Foundation
+package import PersistenceCore
 
 extension VerificationProblem {
     /// The problems of a SQL store's metadata (`formatVersion`, `modelVersion`, `schema` by key, as read from its

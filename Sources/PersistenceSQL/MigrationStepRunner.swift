@@ -1,3 +1,5 @@
+package import PersistenceCore
+
 /// Runs one planned step of a mapping-model migration on a backend's ``MigrationStepBackend``, inside the
 /// transaction that opens the store.
 ///
@@ -184,7 +186,7 @@ package final class MigrationStepRunner: MappingStore {
         guard let destinationName = mapping.destinationEntity, let destination = destinationLayouts[destinationName]
         else { return }
         let inferred = RecordMapping(
-            from: source, to: destination, renamed: MigrationStepPlan.renames(of: destination, from: source))
+            from: source, to: destination, renamed: MigrationRules.renames(of: destination, from: source))
         let closures: [AttributeMapping?] = destination.names.map { mapping.attributeMappings[$0] }
         let attributes = destination.entity.attributes
         try stream(source, entity: progressName, stage: .mapping) { record in

@@ -8,7 +8,7 @@ package import Foundation
 /// transaction; what the metadata *means* is decided here.
 package enum StoreGate {
     /// What a store's metadata holds, as a backend read it.
-    package struct Metadata {
+    package struct Metadata: Equatable {
         /// The store's format version; `nil` when there is no store yet.
         package var format: Int64?
         /// The stored schema's JSON (`[EntityDescription]`); `nil` when missing.

@@ -3,8 +3,8 @@ import PersistenceCore
 import PersistenceSQL
 
 /// Brings a store written with an older model version up to the builder's model at start-up: plans every step of
-/// the chain (refusing, before any change, a step that can't be done), backs the store up before a heavyweight
-/// step, then runs the steps in the transaction that opens the store.
+/// the chain from a read-only look at the store (refusing, before any change, a step that can't be done), backs the
+/// store up before a heavyweight step, then runs the planned steps in the transaction that opens the store.
 final class SQLiteMigration {
     let chain: MigrationChain
     /// Where the backup of a store at a version goes; `nil` for no backup.
@@ -19,14 +19,23 @@ final class SQLiteMigration {
         self.backupFile = backupFile
     }
 
-    /// Thrown by ``run(on:stored:storedVersion:model:current:dryRun:)`` before any change when the store must be
-    /// backed up first, outside the transaction.
-    struct BackupFirst: Error {
-        let file: URL
+    /// Plans every step from `storedVersion` to `model` (read-only): a step that can't be done is refused here, with
+    /// the store as it was.
+    /// - Returns: The steps, or `nil` when no step changes anything but the version.
+    func plans(stored: [EntityDescription], storedVersion: Int, model: Model, current: [RecordLayout]) throws
+        -> [MigrationStepPlan]?
+    {
+        try chain.plans(stored: stored, storedVersion: storedVersion, model: model, current: current)
     }
 
-    /// Copies the store, outside any transaction, to the file ``BackupFirst`` named.
-    func makeBackup(_ connection: Connection, to file: URL) throws {
+    /// Backs the store up — outside any transaction, before the one that migrates (SQLite's backup can't read a
+    /// database its connection is writing) — when its planned steps include a mapped one and the builder keeps
+    /// backups; a backup already made for this version is kept.
+    func backUpIfNeeded(_ connection: Connection, plans: [MigrationStepPlan]?, from storedVersion: Int) throws {
+        guard let plans, let backupFile, plans.contains(where: { $0.kind == .mapped }) else { return }
+        let file = backupFile(storedVersion)
+        guard madeBackup != file else { return }
+        discardBackup()
         try StoreBackup.copy(from: connection, to: file)
         madeBackup = file
     }
@@ -37,25 +46,11 @@ final class SQLiteMigration {
         madeBackup = nil
     }
 
-    /// Plans and runs every step from `storedVersion` to `model`, in the open transaction.
-    /// - Returns: The report, or `nil` when no step changes anything but the version.
-    func run(
-        on connection: Connection, stored: [EntityDescription], storedVersion: Int, model: Model,
-        current: [RecordLayout], dryRun: Bool
-    ) throws -> MigrationReport? {
-        // Every step is planned before anything changes: a step that can't be done is refused with the store as
-        // it was.
-        guard
-            let plans = try chain.plans(
-                stored: stored, storedVersion: storedVersion, model: model, current: current)
-        else { return nil }
-        if !dryRun, let backupFile, plans.contains(where: { $0.kind == .mapped }) {
-            let file = backupFile(storedVersion)
-            // SQLite's backup can't read a database its connection is writing: the caller rolls back, makes the
-            // backup, and prepares the store again.
-            guard madeBackup == file else { throw BackupFirst(file: file) }
-        }
-        return try chain.run(plans, from: storedVersion, to: model.version) { plan in
+    /// Runs planned steps from `storedVersion` to `model`'s version, in the open transaction.
+    func run(_ plans: [MigrationStepPlan], on connection: Connection, from storedVersion: Int, model: Model) throws
+        -> MigrationReport
+    {
+        try chain.run(plans, from: storedVersion, to: model.version) { plan in
             SQLiteMigrationStep(connection: connection, plan: plan)
         }
     }

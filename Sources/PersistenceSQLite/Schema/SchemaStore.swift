@@ -23,27 +23,38 @@ enum SchemaStore {
         _ connection: Connection, model: Model, mappings: [TableMapping], migration: SQLiteMigration,
         dryRun: Bool = false
     ) throws -> MigrationReport? {
-        // At most a few passes: a store that needs a backup is copied between two (see SQLiteMigration.BackupFirst).
+        let descriptions = mappings.map(\.layout.entity)
+        // A few passes at most: each looks at the store read-only, plans a migration and backs the store up when a
+        // step needs it, then opens the write transaction — and looks again when another process changed the store
+        // in between.
         for _ in 0..<3 {
+            let seen: StoreGate.Metadata?
+            var plans: [MigrationStepPlan]?
+            do {
+                seen = try readMetadata(connection)
+                if let seen,
+                    case .migrate(let version, let stored) = try StoreGate.decide(
+                        seen, formats: 1...formatVersion, model: model, current: descriptions)
+                {
+                    plans = try migration.plans(
+                        stored: stored, storedVersion: version, model: model, current: mappings.map(\.layout))
+                    if !dryRun { try migration.backUpIfNeeded(connection, plans: plans, from: version) }
+                }
+            } catch {
+                migration.discardBackup()
+                throw error
+            }
             try connection.execute("BEGIN IMMEDIATE")
             do {
-                let report = try prepareInTransaction(
-                    connection, model: model, mappings: mappings, migration: migration, dryRun: dryRun)
-                if dryRun {
+                guard try readMetadata(connection) == seen else {
                     try connection.execute("ROLLBACK")
-                } else {
-                    try connection.execute("COMMIT")
+                    continue
                 }
+                let report = try prepareInTransaction(
+                    connection, seen, plans: plans, model: model, mappings: mappings, migration: migration,
+                    dryRun: dryRun)
+                try connection.execute(dryRun ? "ROLLBACK" : "COMMIT")
                 return report
-            } catch let backup as SQLiteMigration.BackupFirst {
-                // Nothing was changed, and no migration code ran.
-                try? connection.execute("ROLLBACK")
-                do {
-                    try migration.makeBackup(connection, to: backup.file)
-                } catch {
-                    migration.discardBackup()
-                    throw error
-                }
             } catch {
                 if !connection.isAutocommit { try? connection.execute("ROLLBACK") }
                 migration.discardBackup()
@@ -51,18 +62,34 @@ enum SchemaStore {
             }
         }
         migration.discardBackup()
-        throw PersistenceError(.busy, "the store kept changing while it was backed up for a migration")
+        throw PersistenceError(.busy, "the store kept changing while it was prepared for opening")
     }
 
-    private static func prepareInTransaction(
-        _ connection: Connection, model: Model, mappings: [TableMapping], migration: SQLiteMigration, dryRun: Bool
-    ) throws -> MigrationReport? {
-        let descriptions = mappings.map(\.layout.entity)
+    /// What the store's metadata holds, in one snapshot; `nil` when it has no metadata table.
+    private static func readMetadata(_ connection: Connection) throws -> StoreGate.Metadata? {
+        let inTransaction = !connection.isAutocommit
+        if !inTransaction { try connection.execute("BEGIN DEFERRED") }
+        defer { if !inTransaction { try? connection.execute("COMMIT") } }
         let hasMetadata =
             try connection.scalar(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(metadataTable)])
             != .integer(0)
-        guard hasMetadata else {
+        guard hasMetadata else { return nil }
+        var metadata = StoreGate.Metadata(format: 0, schema: nil, version: nil)
+        if case .integer(let value)? = try read(connection, "formatVersion") { metadata.format = value }
+        if case .integer(let value)? = try read(connection, "modelVersion") { metadata.version = Int(exactly: value) }
+        if case .blob(let json)? = try read(connection, "schema") { metadata.schema = json }
+        return metadata
+    }
+
+    /// Creates the store, or opens or migrates it as its metadata `stored` (read in this transaction) says, running
+    /// the steps planned from it.
+    private static func prepareInTransaction(
+        _ connection: Connection, _ stored: StoreGate.Metadata?, plans: [MigrationStepPlan]?, model: Model,
+        mappings: [TableMapping], migration: SQLiteMigration, dryRun: Bool
+    ) throws -> MigrationReport? {
+        let descriptions = mappings.map(\.layout.entity)
+        guard let stored else {
             let tables = try connection.scalar(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
             guard tables == .integer(0) else {
@@ -73,26 +100,13 @@ enum SchemaStore {
             try create(connection, model: model, mappings: mappings, descriptions: descriptions)
             return nil
         }
-        let format: Int64
-        switch try read(connection, "formatVersion") {
-        case .integer(let value)?: format = value
-        default: format = 0
-        }
-        let version: Int?
-        switch try read(connection, "modelVersion") {
-        case .integer(let value)?: version = Int(exactly: value)
-        default: version = nil
-        }
-        var schema: Data?
-        if case .blob(let json)? = try read(connection, "schema") { schema = json }
-        let decision = try StoreGate.decide(
-            StoreGate.Metadata(format: format, schema: schema, version: version), formats: 1...formatVersion,
-            model: model, current: descriptions)
-        guard case .migrate(let storedVersion, let stored) = decision else { return nil }
-        let report = try migration.run(
-            on: connection, stored: stored, storedVersion: storedVersion, model: model,
-            current: mappings.map(\.layout), dryRun: dryRun)
-        if report != nil {
+        guard
+            case .migrate(let storedVersion, _) = try StoreGate.decide(
+                stored, formats: 1...formatVersion, model: model, current: descriptions)
+        else { return nil }
+        var report: MigrationReport?
+        if let plans {
+            report = try migration.run(plans, on: connection, from: storedVersion, model: model)
             try write(connection, "schema", .blob(StoreGate.schemaJSON(descriptions)))
         }
         try write(connection, "modelVersion", .integer(Int64(model.version)))

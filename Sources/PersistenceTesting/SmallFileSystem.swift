@@ -1,12 +1,12 @@
-public import Foundation
+package import Foundation
 
 /// A small file system of its own (a size-limited `tmpfs`), to check what a backend does when the disk fills up.
 ///
 /// Mounting needs Linux and root (as in CI and the project's containers); elsewhere ``isAvailable`` is `false` and
 /// checks that need one do nothing there.
-public enum SmallFileSystem {
+package enum SmallFileSystem {
     /// Whether this process can mount one.
-    public static let isAvailable: Bool = {
+    package static let isAvailable: Bool = {
         #if os(Linux)
             return geteuid() == 0 && FileManager.default.isExecutableFile(atPath: "/bin/mount")
         #else
@@ -15,7 +15,7 @@ public enum SmallFileSystem {
     }()
 
     /// Mounts a fresh file system of `bytes` bytes and returns its root; ``unmount(_:)`` removes it.
-    public static func mount(bytes: Int) throws -> URL {
+    package static func mount(bytes: Int) throws -> URL {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("persistence-small-fs-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,7 +29,7 @@ public enum SmallFileSystem {
     }
 
     /// Unmounts a file system made by ``mount(bytes:)`` and removes its mount point.
-    public static func unmount(_ directory: URL) {
+    package static func unmount(_ directory: URL) {
         try? run("/bin/umount", [directory.path])
         try? FileManager.default.removeItem(at: directory)
     }

@@ -1,54 +1,54 @@
-public import Foundation
-public import PersistenceCore
+package import Foundation
+package import PersistenceCore
 
 /// Every supported attribute type, optional and not.
-public struct AllTypes: Entity, Equatable {
+package struct AllTypes: Entity, Equatable {
     /// A `String` raw-value enum.
-    public enum Mood: String, Codable, Sendable, CaseIterable { case happy, sad }
+    package enum Mood: String, Codable, Sendable, CaseIterable { case happy, sad }
     /// An `Int` raw-value enum.
-    public enum Level: Int, Codable, Sendable {
+    package enum Level: Int, Codable, Sendable {
         case low = 1
         case high = 2
     }
     /// A nested value, stored as JSON.
-    public struct Address: Codable, Sendable, Equatable {
-        public var street: String
-        public var numbers: [Int]
+    package struct Address: Codable, Sendable, Equatable {
+        package var street: String
+        package var numbers: [Int]
     }
 
-    public var id: Int64
-    public var bool: Bool
-    public var int: Int
-    public var int8: Int8
-    public var int16: Int16
-    public var int32: Int32
-    public var int64: Int64
-    public var uint8: UInt8
-    public var uint16: UInt16
-    public var uint32: UInt32
-    public var uint64: UInt64
-    public var double: Double
-    public var float: Float
-    public var string: String
-    public var data: Data
-    public var date: Date
-    public var uuid: UUID
-    public var url: URL
-    public var mood: Mood
-    public var level: Level
-    public var address: Address
-    public var tags: [String]
-    public var optionalString: String?
-    public var optionalInt: Int?
-    public var optionalDouble: Double?
-    public var optionalData: Data?
-    public var optionalDate: Date?
-    public var optionalUUID: UUID?
-    public var optionalMood: Mood?
-    public var optionalAddress: Address?
+    package var id: Int64
+    package var bool: Bool
+    package var int: Int
+    package var int8: Int8
+    package var int16: Int16
+    package var int32: Int32
+    package var int64: Int64
+    package var uint8: UInt8
+    package var uint16: UInt16
+    package var uint32: UInt32
+    package var uint64: UInt64
+    package var double: Double
+    package var float: Float
+    package var string: String
+    package var data: Data
+    package var date: Date
+    package var uuid: UUID
+    package var url: URL
+    package var mood: Mood
+    package var level: Level
+    package var address: Address
+    package var tags: [String]
+    package var optionalString: String?
+    package var optionalInt: Int?
+    package var optionalDouble: Double?
+    package var optionalData: Data?
+    package var optionalDate: Date?
+    package var optionalUUID: UUID?
+    package var optionalMood: Mood?
+    package var optionalAddress: Address?
 
     /// A value with ordinary contents and every optional `nil`.
-    public static func sample(id: Int64) -> AllTypes {
+    package static func sample(id: Int64) -> AllTypes {
         AllTypes(
             id: id, bool: true, int: 42, int8: -8, int16: 16, int32: -32, int64: 64, uint8: 8, uint16: 16,
             uint32: 32, uint64: 64, double: 3.25, float: 1.5, string: "hello", data: Data([1, 2, 3]),
@@ -74,14 +74,14 @@ public struct AllTypes: Entity, Equatable {
 }
 
 /// A person, with an index on `name` and a unique `email`.
-public struct Person: Entity, Equatable {
-    public var id: Int64
-    public var name: String
-    public var email: String?
-    public var age: Int?
-    public var score: Double
+package struct Person: Entity, Equatable {
+    package var id: Int64
+    package var name: String
+    package var email: String?
+    package var age: Int?
+    package var score: Double
 
-    public init(id: Int64, name: String, email: String? = nil, age: Int? = nil, score: Double = 0) {
+    package init(id: Int64, name: String, email: String? = nil, age: Int? = nil, score: Double = 0) {
         self.id = id
         self.name = name
         self.email = email
@@ -89,47 +89,47 @@ public struct Person: Entity, Equatable {
         self.score = score
     }
 
-    public static let indexes: [Index] = [.on("name"), .unique("email")]
+    package static let indexes: [Index] = [.on("name"), .unique("email")]
 }
 
 /// An entity keyed by text.
-public struct Tag: Entity, Equatable {
-    public var id: String
-    public var count: Int
+package struct Tag: Entity, Equatable {
+    package var id: String
+    package var count: Int
 
-    public init(id: String, count: Int) {
+    package init(id: String, count: Int) {
         self.id = id
         self.count = count
     }
 }
 
 /// An entity keyed by UUID, with a custom entity name.
-public struct Device: Entity, Equatable {
-    public var id: UUID
-    public var label: String
+package struct Device: Entity, Equatable {
+    package var id: UUID
+    package var label: String
 
-    public init(id: UUID, label: String) {
+    package init(id: UUID, label: String) {
         self.id = id
         self.label = label
     }
 
-    public static var entityName: String { "devices" }
+    package static var entityName: String { "devices" }
 }
 
 /// Edge values of every storage class, each stored twice: in an indexed attribute and in an unindexed copy, so a
 /// backend's index lookups and scans can be checked against each other and against the core's semantics.
-public struct EdgeValues: Entity, Equatable {
-    public var id: Int64
-    public var real: Double?
-    public var realCopy: Double?
-    public var integer: Int64?
-    public var integerCopy: Int64?
-    public var text: String?
-    public var textCopy: String?
-    public var blob: Data?
-    public var blobCopy: Data?
+package struct EdgeValues: Entity, Equatable {
+    package var id: Int64
+    package var real: Double?
+    package var realCopy: Double?
+    package var integer: Int64?
+    package var integerCopy: Int64?
+    package var text: String?
+    package var textCopy: String?
+    package var blob: Data?
+    package var blobCopy: Data?
 
-    public init(id: Int64, real: Double? = nil, integer: Int64? = nil, text: String? = nil, blob: Data? = nil) {
+    package init(id: Int64, real: Double? = nil, integer: Int64? = nil, text: String? = nil, blob: Data? = nil) {
         self.id = id
         self.real = real
         realCopy = real
@@ -141,47 +141,47 @@ public struct EdgeValues: Entity, Equatable {
         blobCopy = blob
     }
 
-    public static let indexes: [Index] = [.on("real"), .on("integer"), .on("text"), .on("blob")]
+    package static let indexes: [Index] = [.on("real"), .on("integer"), .on("text"), .on("blob")]
 }
 
 /// An article stamped by its modification date: an upsert older than the stored one is ignored.
-public struct Article: Entity, Equatable {
-    public var id: Int64
-    public var title: String
-    public var modifiedAt: Date?
+package struct Article: Entity, Equatable {
+    package var id: Int64
+    package var title: String
+    package var modifiedAt: Date?
 
-    public init(id: Int64, title: String, modifiedAt: Date?) {
+    package init(id: Int64, title: String, modifiedAt: Date?) {
         self.id = id
         self.title = title
         self.modifiedAt = modifiedAt
     }
 
-    public static let stampAttribute = "modifiedAt"
+    package static let stampAttribute = "modifiedAt"
 }
 
 /// A document stamped by an increasing version number, with an index on its owner.
-public struct Revision: Entity, Equatable {
-    public var id: String
-    public var body: String
-    public var version: Int64?
-    public var ownerID: Int64
+package struct Revision: Entity, Equatable {
+    package var id: String
+    package var body: String
+    package var version: Int64?
+    package var ownerID: Int64
 
-    public init(id: String, body: String, version: Int64?, ownerID: Int64) {
+    package init(id: String, body: String, version: Int64?, ownerID: Int64) {
         self.id = id
         self.body = body
         self.version = version
         self.ownerID = ownerID
     }
 
-    public static let stampAttribute = "version"
-    public static let indexes: [Index] = [.on("ownerID")]
+    package static let stampAttribute = "version"
+    package static let indexes: [Index] = [.on("ownerID")]
 }
 
 /// An entity that no conformance database includes, to prove unknown entities are refused.
-public struct Stranger: Entity, Equatable {
-    public var id: Int64
+package struct Stranger: Entity, Equatable {
+    package var id: Int64
 
-    public init(id: Int64) { self.id = id }
+    package init(id: Int64) { self.id = id }
 }
 
 /// The entities of the suite's databases.

@@ -1,49 +1,49 @@
-public import Foundation
-public import PersistenceCore
+package import Foundation
+package import PersistenceCore
 
 /// ``AllTypes`` with its own record reading and writing (``Entity/init(record:)`` and
 /// ``Entity/encode(to:)-(AttributeWriter)``) instead of `Codable`'s: the conformance suite runs entities of both
 /// kinds, and the two read each other's records (same entity name, same attributes).
-public struct HandWrittenAllTypes: Entity, Equatable {
-    public typealias Mood = AllTypes.Mood
-    public typealias Level = AllTypes.Level
-    public typealias Address = AllTypes.Address
+package struct HandWrittenAllTypes: Entity, Equatable {
+    package typealias Mood = AllTypes.Mood
+    package typealias Level = AllTypes.Level
+    package typealias Address = AllTypes.Address
 
-    public var id: Int64
-    public var bool: Bool
-    public var int: Int
-    public var int8: Int8
-    public var int16: Int16
-    public var int32: Int32
-    public var int64: Int64
-    public var uint8: UInt8
-    public var uint16: UInt16
-    public var uint32: UInt32
-    public var uint64: UInt64
-    public var double: Double
-    public var float: Float
-    public var string: String
-    public var data: Data
-    public var date: Date
-    public var uuid: UUID
-    public var url: URL
-    public var mood: Mood
-    public var level: Level
-    public var address: Address
-    public var tags: [String]
-    public var optionalString: String?
-    public var optionalInt: Int?
-    public var optionalDouble: Double?
-    public var optionalData: Data?
-    public var optionalDate: Date?
-    public var optionalUUID: UUID?
-    public var optionalMood: Mood?
-    public var optionalAddress: Address?
+    package var id: Int64
+    package var bool: Bool
+    package var int: Int
+    package var int8: Int8
+    package var int16: Int16
+    package var int32: Int32
+    package var int64: Int64
+    package var uint8: UInt8
+    package var uint16: UInt16
+    package var uint32: UInt32
+    package var uint64: UInt64
+    package var double: Double
+    package var float: Float
+    package var string: String
+    package var data: Data
+    package var date: Date
+    package var uuid: UUID
+    package var url: URL
+    package var mood: Mood
+    package var level: Level
+    package var address: Address
+    package var tags: [String]
+    package var optionalString: String?
+    package var optionalInt: Int?
+    package var optionalDouble: Double?
+    package var optionalData: Data?
+    package var optionalDate: Date?
+    package var optionalUUID: UUID?
+    package var optionalMood: Mood?
+    package var optionalAddress: Address?
 
     /// Stored under ``AllTypes``' name, so databases of either type read the other's records.
-    public static var entityName: String { "AllTypes" }
+    package static var entityName: String { "AllTypes" }
 
-    public init(record: AttributeReader) throws {
+    package init(record: AttributeReader) throws {
         id = try record.decode("id")
         bool = try record.decode("bool")
         int = try record.decode("int")
@@ -76,7 +76,7 @@ public struct HandWrittenAllTypes: Entity, Equatable {
         optionalAddress = try record.decodeJSON("optionalAddress")
     }
 
-    public func encode(to record: AttributeWriter) throws {
+    package func encode(to record: AttributeWriter) throws {
         try record.encode(id, for: "id")
         try record.encode(bool, for: "bool")
         try record.encode(int, for: "int")
@@ -110,7 +110,7 @@ public struct HandWrittenAllTypes: Entity, Equatable {
     }
 
     /// The same values as `value`.
-    public init(_ value: AllTypes) {
+    package init(_ value: AllTypes) {
         (id, bool, int, int8, int16, int32, int64) =
             (value.id, value.bool, value.int, value.int8, value.int16, value.int32, value.int64)
         (uint8, uint16, uint32, uint64, double, float) =
@@ -128,14 +128,14 @@ public struct HandWrittenAllTypes: Entity, Equatable {
 }
 
 /// ``Person`` with its own record reading and writing, under its own name: indexed, unique, queried.
-public struct HandWrittenPerson: Entity, Equatable {
-    public var id: Int64
-    public var name: String
-    public var email: String?
-    public var age: Int?
-    public var score: Double
+package struct HandWrittenPerson: Entity, Equatable {
+    package var id: Int64
+    package var name: String
+    package var email: String?
+    package var age: Int?
+    package var score: Double
 
-    public init(id: Int64, name: String, email: String? = nil, age: Int? = nil, score: Double = 0) {
+    package init(id: Int64, name: String, email: String? = nil, age: Int? = nil, score: Double = 0) {
         self.id = id
         self.name = name
         self.email = email
@@ -143,9 +143,9 @@ public struct HandWrittenPerson: Entity, Equatable {
         self.score = score
     }
 
-    public static let indexes: [Index] = [.on("name"), .unique("email")]
+    package static let indexes: [Index] = [.on("name"), .unique("email")]
 
-    public init(record: AttributeReader) throws {
+    package init(record: AttributeReader) throws {
         id = try record.decode("id")
         name = try record.decode("name")
         email = try record.decode("email")
@@ -153,7 +153,7 @@ public struct HandWrittenPerson: Entity, Equatable {
         score = try record.decode("score")
     }
 
-    public func encode(to record: AttributeWriter) throws {
+    package func encode(to record: AttributeWriter) throws {
         try record.encode(id, for: "id")
         try record.encode(name, for: "name")
         try record.encode(email, for: "email")
@@ -164,9 +164,9 @@ public struct HandWrittenPerson: Entity, Equatable {
 
 /// A hand-written entity whose record code is wrong in a way chosen by `mistake`, to check that mistakes are typed
 /// errors that store nothing.
-public struct MistakenRecord: Entity, Equatable {
+package struct MistakenRecord: Entity, Equatable {
     /// What the hand-written code gets wrong.
-    public enum Mistake: Int, Codable, Sendable {
+    package enum Mistake: Int, Codable, Sendable {
         /// Writes every attribute correctly.
         case none
         /// Writes an attribute the schema doesn't have.
@@ -179,19 +179,19 @@ public struct MistakenRecord: Entity, Equatable {
         case readsWrongType
     }
 
-    public var id: Int64
-    public var count: Int
-    public var ratio: Double
-    public var mistake: Mistake
+    package var id: Int64
+    package var count: Int
+    package var ratio: Double
+    package var mistake: Mistake
 
-    public init(id: Int64, count: Int, ratio: Double, mistake: Mistake) {
+    package init(id: Int64, count: Int, ratio: Double, mistake: Mistake) {
         self.id = id
         self.count = count
         self.ratio = ratio
         self.mistake = mistake
     }
 
-    public init(record: AttributeReader) throws {
+    package init(record: AttributeReader) throws {
         id = try record.decode("id")
         mistake = try record.decode("mistake")
         ratio = try record.decode("ratio")
@@ -203,7 +203,7 @@ public struct MistakenRecord: Entity, Equatable {
         }
     }
 
-    public func encode(to record: AttributeWriter) throws {
+    package func encode(to record: AttributeWriter) throws {
         try record.encode(id, for: "id")
         switch mistake {
         case .unknownAttribute: try record.encode(count, for: "cuont")

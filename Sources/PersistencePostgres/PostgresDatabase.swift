@@ -68,25 +68,6 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
         registration.end()
     }
 
-    /// A PostgreSQL store is a schema on a server, not files in a directory: delete it with
-    /// ``PostgresBuilder/deleteStore()``.
-    /// - Throws: `PersistenceError/Code/invalidConfiguration`, always.
-    @discardableResult
-    public static func deleteStore(named name: String, in directory: URL? = nil) throws -> Bool {
-        throw PersistenceError(
-            .invalidConfiguration,
-            "a PostgreSQL store lives on its server, not in a directory: use PostgresBuilder.deleteStore()")
-    }
-
-    /// A PostgreSQL store is a schema on a server, not files in a directory: list them with
-    /// ``PostgresBuilder/storeNames()``.
-    /// - Throws: `PersistenceError/Code/invalidConfiguration`, always.
-    public static func storeNames(in directory: URL? = nil) throws -> [String] {
-        throw PersistenceError(
-            .invalidConfiguration,
-            "PostgreSQL stores live on their server, not in a directory: use PostgresBuilder.storeNames()")
-    }
-
     /// Runs `body` in a read transaction: a `REPEATABLE READ` snapshot of committed data.
     ///
     /// Mutations through the context throw `PersistenceError/Code/readOnly`.

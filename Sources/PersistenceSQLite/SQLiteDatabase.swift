@@ -6,7 +6,7 @@ public import PersistenceCore
 /// Writes are serialized on one connection; reads run concurrently on a pool of read-only connections and see
 /// the last committed state, even while a write is open (WAL mode). Prepared statements are cached per
 /// connection and values are always bound.
-public final class SQLiteDatabase: PersistenceCore.Database, Sendable {
+public final class SQLiteDatabase: FileBackedDatabase, Sendable {
     public typealias Context = SQLiteContext
 
     /// The store's file, or `nil` in memory.

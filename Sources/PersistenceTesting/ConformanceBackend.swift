@@ -26,16 +26,20 @@ public protocol ConformanceBackend: Sendable {
     /// server's backend says `false` and maps the directory to stores on its server.
     var storesAreFiles: Bool { get }
 
-    /// The names of the stores `open` made in `directory`; `Store.storeNames(in:)` by default.
+    /// The names of the stores `open` made in `directory`; `Store.storeNames(in:)` by default for a
+    /// ``FileBackedDatabase``.
     func storeNames(in directory: URL) throws -> [String]
 
-    /// Deletes the store named `name` that `open` made in `directory`; `Store.deleteStore(named:in:)` by default.
+    /// Deletes the store named `name` that `open` made in `directory`; `Store.deleteStore(named:in:)` by default for
+    /// a ``FileBackedDatabase``.
     func deleteStore(named name: String, in directory: URL) throws -> Bool
 }
 
 extension ConformanceBackend {
     public var storesAreFiles: Bool { true }
+}
 
+extension ConformanceBackend where Store: FileBackedDatabase {
     public func storeNames(in directory: URL) throws -> [String] { try Store.storeNames(in: directory) }
 
     public func deleteStore(named name: String, in directory: URL) throws -> Bool {

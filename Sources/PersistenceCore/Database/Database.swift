@@ -84,17 +84,21 @@ public protocol Database<Context>: Sendable {
     /// throws ``PersistenceError/Code/closed``; closing again does nothing.
     ///
     /// Releasing the last reference closes a database too; `close()` makes it happen at a known point — before
-    /// ``deleteStore(named:in:)`` at sign-out, say. Call it outside the database's own transaction blocks (from
-    /// inside one it throws ``PersistenceError/Code/nestedTransaction`` rather than wait for itself).
+    /// ``FileBackedDatabase/deleteStore(named:in:)`` at sign-out, say. Call it outside the database's own transaction
+    /// blocks (from inside one it throws ``PersistenceError/Code/nestedTransaction`` rather than wait for itself).
     func close() throws
+}
 
+/// A database whose store is files in a directory (SQLite, LMDB): its stores can be listed and deleted by name.
+///
+/// A server's backend (PostgreSQL) doesn't adopt it — its stores live on the server, deleted through its builder —
+/// so `deleteStore(named:in:)` is not something it could only refuse at run time.
+public protocol FileBackedDatabase: Database {
     /// Deletes the files of the store named `name` in `directory` (the builder's default directory when `nil`):
     /// the store file and its companions (SQLite's `-wal`, `-shm` and migration backups; LMDB's `-lock`).
     ///
     /// Deleting a store's files while it is open corrupts it, so this refuses while any database of this process
-    /// has the store open. Other processes can't be seen: stop them first. A PostgreSQL store is a schema on its
-    /// server, not files: `PostgresDatabase`'s throws ``PersistenceError/Code/invalidConfiguration`` (delete with
-    /// `PostgresBuilder.deleteStore()`), and so does its ``storeNames(in:)``.
+    /// has the store open. Other processes can't be seen: stop them first.
     ///
     /// ```swift
     /// try userDatabase.close()

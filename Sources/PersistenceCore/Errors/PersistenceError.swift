@@ -134,7 +134,7 @@ extension PersistenceError.Code {
     public static let contextExpired = Self(rawValue: "contextExpired")
     /// The database was closed (``Database/close()``); open it again with its builder.
     public static let closed = Self(rawValue: "closed")
-    /// The store is open, so its files can't be deleted (``Database/deleteStore(named:in:)``).
+    /// The store is open, so its files can't be deleted (``FileBackedDatabase/deleteStore(named:in:)``).
     public static let storeInUse = Self(rawValue: "storeInUse")
     /// The store is locked by another process for longer than the busy timeout.
     public static let busy = Self(rawValue: "busy")

@@ -61,7 +61,7 @@ extension ShopFlow {
 
 /// A per-user store next to the shared one: opened after sign-in, closed and deleted at sign-out.
 enum PerUserStoreDemo {
-    static func run<DB: Database>(
+    static func run<DB: FileBackedDatabase>(
         in directory: URL, console: Console, open: (String) throws -> DB
     ) throws {
         console.step("Per-user store: open one at sign-in, close and delete it at sign-out")

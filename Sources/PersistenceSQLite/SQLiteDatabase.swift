@@ -18,7 +18,7 @@ public final class SQLiteDatabase: FileBackedDatabase, Sendable {
     let writer: WriterSlot<Connection, Value?>
     /// Whether other connections (other processes, other databases on the file) can commit to the file.
     let watchesOtherConnections: Bool
-    private let readers: ReaderPool<Connection>?
+    let readers: ReaderPool<Connection>?
     let runner: TransactionRunner
     let instrumentation: Instrumentation
     private let driver: TransactionDriver

@@ -1,6 +1,6 @@
 internal import CLMDB
 public import Foundation
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import Synchronization
 
 /// A database in one LMDB file, made by ``LMDBBuilder``. With a passphrase, values are sealed with the cipher the
@@ -112,7 +112,7 @@ public final class LMDBDatabase: FileBackedDatabase, Sendable {
     }
 
     /// Where commits are published to observers; shared by every database of this process on the same file.
-    public var observationHub: ObservationHub { storeEnvironment.observationHub }
+    @_spi(PersistenceBackend) public var observationHub: ObservationHub { storeEnvironment.observationHub }
 
     @discardableResult
     public func checkForExternalChanges() throws -> Bool {

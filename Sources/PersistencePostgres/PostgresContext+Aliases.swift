@@ -1,11 +1,11 @@
 import Foundation
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PostgresNIO
 
 /// Aliases in the table `persistence_aliases`, one row per alias name and position: position -1 holds the entity
 /// and whether the alias is a list, positions 0… the primary keys in order, each as a tagged byte string.
 extension PostgresContext {
-    public func aliasTarget(named name: String) throws -> AliasTarget? {
+    @_spi(PersistenceBackend) public func aliasTarget(named name: String) throws -> AliasTarget? {
         try use(writing: false)
         let rows = try run(
             "SELECT position, entity, list, key FROM \(aliasTable) WHERE name = $1 ORDER BY position", [.text(name)]
@@ -29,7 +29,7 @@ extension PostgresContext {
         return target
     }
 
-    public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
+    @_spi(PersistenceBackend) public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
         try use(writing: true)
         try run("DELETE FROM \(aliasTable) WHERE name = $1", [.text(name)])
         if let target {

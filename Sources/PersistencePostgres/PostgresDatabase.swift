@@ -1,5 +1,5 @@
 public import Foundation
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PostgresNIO
 
 /// A database in a schema of a PostgreSQL server, made by ``PostgresBuilder``.
@@ -30,7 +30,7 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
     let instrumentation: Instrumentation
     private let driver: TransactionDriver
     /// Where commits are published to observers.
-    public let observationHub = ObservationHub()
+    @_spi(PersistenceBackend) public let observationHub = ObservationHub()
     /// This database's hold on its store, ended by `close()`.
     private let registration: StoreFiles.StoreRegistration
 

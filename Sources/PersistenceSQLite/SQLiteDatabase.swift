@@ -1,5 +1,5 @@
 public import Foundation
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 
 /// A database in one SQLite file (or in memory), made by ``SQLiteBuilder``.
 ///
@@ -23,7 +23,7 @@ public final class SQLiteDatabase: FileBackedDatabase, Sendable {
     let instrumentation: Instrumentation
     private let driver: TransactionDriver
     /// Where commits are published to observers.
-    public let observationHub = ObservationHub()
+    @_spi(PersistenceBackend) public let observationHub = ObservationHub()
     /// This database's hold on its store file (`nil` in memory), ended by `close()`.
     private let registration: StoreFiles.StoreRegistration?
 

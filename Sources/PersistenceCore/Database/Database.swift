@@ -65,8 +65,9 @@ public protocol Database<Context>: Sendable {
 
     /// Where this database's commits are published to its observers (see ``observe(_:where:sortedBy:limit:offset:)``
     /// and ``changes(of:)``). A backend publishes each committed write's ``ChangeRecorder`` here while it still
-    /// holds its writer lock.
-    var observationHub: ObservationHub { get }
+    /// holds its writer lock. A backend's hook, not users' API: visible through
+    /// `@_spi(PersistenceBackend) import PersistenceCore`.
+    @_spi(PersistenceBackend) var observationHub: ObservationHub { get }
 
     /// Notices writes that other processes (or another database value opened on the same SQLite file) committed
     /// since this database last looked, and tells every observer to read again when there were some.

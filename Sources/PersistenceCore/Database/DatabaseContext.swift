@@ -81,13 +81,14 @@ public protocol DatabaseContext {
     func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int
 
     /// What the alias named `name` names, or `nil` when there is none: the storage under
-    /// ``setAlias(_:to:)-(_,E)`` and ``alias(_:as:)``, which users call instead.
-    func aliasTarget(named name: String) throws -> AliasTarget?
+    /// ``setAlias(_:to:)-(_,E)`` and ``alias(_:as:)``, which users call instead. A backend's hook, visible through
+    /// `@_spi(PersistenceBackend) import PersistenceCore`.
+    @_spi(PersistenceBackend) func aliasTarget(named name: String) throws -> AliasTarget?
 
     /// Stores (or, with `nil`, removes) what the alias named `name` names, in this transaction, and tells the
     /// observers of that alias when the transaction commits. The name has been validated.
     /// - Throws: ``PersistenceError/Code/readOnly`` in a read.
-    func setAliasTarget(_ target: AliasTarget?, named name: String) throws
+    @_spi(PersistenceBackend) func setAliasTarget(_ target: AliasTarget?, named name: String) throws
 }
 
 extension DatabaseContext {

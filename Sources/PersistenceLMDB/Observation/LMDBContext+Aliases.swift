@@ -1,19 +1,19 @@
 internal import CLMDB
 import Foundation
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 
 /// Aliases, stored as ``StoredAlias`` says.
 extension LMDBContext {
     static let aliasDatabaseName = StoredAlias.databaseName
 
-    public func aliasTarget(named name: String) throws -> AliasTarget? {
+    @_spi(PersistenceBackend) public func aliasTarget(named name: String) throws -> AliasTarget? {
         try use(writing: false)
         let key = StoredAlias.key(of: name, sealer)
         guard let stored = try transaction.get(aliasDBI, key) else { return nil }
         return try stored.withUnsafeBytes { try StoredAlias.open($0, key: key, sealer, name: name) }
     }
 
-    public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
+    @_spi(PersistenceBackend) public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
         try use(writing: true)
         let key = StoredAlias.key(of: name, sealer)
         if let target {

@@ -1,4 +1,4 @@
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PersistenceSQL
 
 /// Aliases in the table `persistence_aliases`, one row per alias name and position: position -1 holds the entity
@@ -7,7 +7,7 @@ import PersistenceSQL
 extension SQLiteContext {
     static let aliasTable = "persistence_aliases"
 
-    public func aliasTarget(named name: String) throws -> AliasTarget? {
+    @_spi(PersistenceBackend) public func aliasTarget(named name: String) throws -> AliasTarget? {
         let connection = try use(writing: false)
         guard try Self.hasAliasTable(connection) else { return nil }
         let statement = try connection.statement(
@@ -28,7 +28,7 @@ extension SQLiteContext {
         return target
     }
 
-    public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
+    @_spi(PersistenceBackend) public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
         let connection = try use(writing: true)
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS \(quote(Self.aliasTable)) (name TEXT NOT NULL, position INTEGER NOT NULL, "

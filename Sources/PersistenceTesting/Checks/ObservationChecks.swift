@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Testing
 
 /// Observation: observed queries, change sets, aliases — the same on every backend.

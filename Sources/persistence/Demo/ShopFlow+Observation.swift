@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// The observation step: a task prints the observed customer list while the flow writes; change sets and an
 /// alias alongside.

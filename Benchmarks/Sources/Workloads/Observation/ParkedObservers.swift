@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// O1's observers: observations of ``Note`` on one store, each iterated by a task of its own that has received its

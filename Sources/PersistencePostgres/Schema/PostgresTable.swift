@@ -78,26 +78,12 @@ final class PostgresTable: Sendable {
 
     /// `CREATE TABLE` for the entity's columns, without indexes.
     var tableSQL: String {
-        let entity = layout.entity
-        let definitions = entity.attributes.map { attribute in
-            var definition = "\(quote(attribute.name)) \(Self.columnType(attribute.type))"
-            if attribute.name == entity.primaryKey {
-                definition += " NOT NULL PRIMARY KEY"
-            } else if !attribute.isOptional {
-                definition += " NOT NULL"
-            }
-            return definition
-        }
-        return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))"
+        "CREATE TABLE \(table) (\(TableDefinition.columns(of: layout.entity, columnType: Self.columnType)))"
     }
 
     /// `CREATE INDEX` statements for indexes of the entity, on this table.
     func indexSQL(_ indexes: [Index]) -> [String] {
-        indexes.map { index in
-            let unique = index.isUnique ? "UNIQUE " : ""
-            let indexColumns = index.attributes.map(quote).joined(separator: ", ")
-            return "CREATE \(unique)INDEX \(quote(index.name(in: layout.entity.name))) ON \(table) (\(indexColumns))"
-        }
+        TableDefinition.indexes(indexes, of: layout.entity, on: table)
     }
 
     /// The column type of an attribute type, as `information_schema.columns.data_type` spells it.

@@ -55,29 +55,16 @@ final class TableMapping: Sendable {
 
     /// `CREATE TABLE` for an entity, under its own name or another (quoted) one.
     static func tableSQL(_ entity: EntityDescription, table: String) -> String {
+        // An integer key (`INTEGER … PRIMARY KEY`) is the rowid: the fastest lookups SQLite has; other keys go
+        // without one.
         let integerKey = entity.primaryKeyAttribute?.type.storageClass == .integer
-        let definitions = entity.attributes.map { attribute in
-            var definition = "\(quote(attribute.name)) \(Self.columnType(attribute.type))"
-            if attribute.name == entity.primaryKey {
-                // `INTEGER PRIMARY KEY` makes the key the rowid: the fastest lookups SQLite has.
-                definition += " NOT NULL PRIMARY KEY"
-            } else if !attribute.isOptional {
-                definition += " NOT NULL"
-            }
-            return definition
-        }
         let options = integerKey ? "" : " WITHOUT ROWID"
-        return "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))\(options)"
+        return "CREATE TABLE \(table) (\(TableDefinition.columns(of: entity, columnType: Self.columnType)))\(options)"
     }
 
     /// `CREATE INDEX` statements for indexes of an entity, on the entity's table.
     static func indexSQL(_ indexes: [Index], of entity: EntityDescription) -> [String] {
-        indexes.map { index in
-            let unique = index.isUnique ? "UNIQUE " : ""
-            let indexColumns = index.attributes.map(quote).joined(separator: ", ")
-            return
-                "CREATE \(unique)INDEX \(quote(index.name(in: entity.name))) ON \(quote(entity.name)) (\(indexColumns))"
-        }
+        TableDefinition.indexes(indexes, of: entity, on: quote(entity.name))
     }
 
     static func columnType(_ type: AttributeType) -> String {

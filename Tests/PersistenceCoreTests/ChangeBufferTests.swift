@@ -9,7 +9,7 @@ struct ChangeBufferTests {
         var text: String
     }
 
-    private static func commit(_ hub: ObservationHub, keys: Range<Int64>) {
+    static func commit(_ hub: ObservationHub, keys: Range<Int64>) {
         var changes = ChangeSet()
         changes.merge(keys.map { (kind: ChangeKind.insert, key: Value.integer($0)) })
         hub.publish(CommittedChanges(entities: [Note.entityName: changes]))
@@ -39,5 +39,17 @@ struct ChangeBufferTests {
         #expect(await changes.next()?.inserted.count == 49_999)
         let third = await changes.next()
         #expect(third?.inserted.count == 50_000 && third?.isComplete == true)
+    }
+}
+
+extension ChangeBufferTests {
+    /// Another process's commit is an incomplete change set too, but no overflow: what follows it is kept.
+    @Test func whatFollowsAnExternalCommitIsKept() async {
+        let hub = ObservationHub()
+        var changes = ObservedChanges<Note>(hub: hub).makeAsyncIterator()
+        hub.publish(.external)
+        Self.commit(hub, keys: 5..<6)
+        #expect(await changes.next()?.isComplete == false)
+        #expect(await changes.next()?.inserted == [5])
     }
 }

@@ -14,6 +14,8 @@ final class ObservationSubscriber: Sendable {
         var buffer: [CommittedChanges] = []
         /// The primary keys the buffered change sets list.
         var bufferedKeys = 0
+        /// Whether the buffer overflowed into one incomplete change set the consumer hasn't taken yet.
+        var overflowed = false
         var waiter: CheckedContinuation<Bool, Never>?
         var isEnded = false
         var registration: Int?
@@ -49,16 +51,18 @@ final class ObservationSubscriber: Sendable {
         }
     }
 
-    /// Appends a change set to the buffer — unless the buffer already ends with an incomplete one, which the consumer
-    /// answers by reading everything again, this commit included — and collapses the buffer to one incomplete change
-    /// set when it grows past ``bufferLimit``.
+    /// Appends a change set to the buffer, and collapses the buffer to one incomplete change set when it grows past
+    /// ``bufferLimit``. Until the consumer takes that one, later commits fold into it: the consumer answers it by
+    /// reading everything again, those commits included. (Any other incomplete change set — another process's
+    /// commit — is buffered like the rest, and what follows it too.)
     private static func buffer(_ changes: CommittedChanges, in state: inout State) {
-        if state.buffer.last?.everything == true { return }
+        if state.overflowed { return }
         state.buffer.append(changes)
         state.bufferedKeys += changes.keyCount
         if state.buffer.count > bufferLimit.changeSets || state.bufferedKeys > bufferLimit.keys {
             state.buffer = [.external]
             state.bufferedKeys = 0
+            state.overflowed = true
         }
     }
 
@@ -96,6 +100,7 @@ final class ObservationSubscriber: Sendable {
                 guard state.buffer.isEmpty else {
                     let changes = state.buffer.removeFirst()
                     state.bufferedKeys -= changes.keyCount
+                    state.overflowed = false
                     return .changes(changes)
                 }
                 return .wait(after: state.latest)
@@ -114,6 +119,7 @@ final class ObservationSubscriber: Sendable {
             state.isEnded = true
             state.buffer.removeAll()
             state.bufferedKeys = 0
+            state.overflowed = false
             state.waiter?.resume(returning: false)
             state.waiter = nil
             defer { state.registration = nil }

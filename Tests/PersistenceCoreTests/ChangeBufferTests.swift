@@ -1,4 +1,4 @@
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Testing
 
 /// A change-set observation whose consumer doesn't keep up holds bounded memory: past its limits the buffer becomes

@@ -8,7 +8,7 @@ import Synchronization
 /// publication only flags the subscribers of the entities and aliases the commit touched, so observers of other
 /// types cost a commit one dictionary lookup per touched entity. Subscribers are held weakly: an observation that
 /// is dropped or cancelled leaves nothing behind.
-public final class ObservationHub: Sendable {
+@_spi(PersistenceBackend) public final class ObservationHub: Sendable {
     private struct Registration {
         weak var subscriber: ObservationSubscriber?
         let entities: Set<String>

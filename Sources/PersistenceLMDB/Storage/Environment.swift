@@ -1,6 +1,6 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// Owns one `MDB_env` and everything process-wide about it: the writer lock, the map-growth lock, the named

@@ -2,7 +2,7 @@
 ///
 /// Users set and read aliases through ``DatabaseContext/setAlias(_:to:)-(_,E)`` and
 /// ``DatabaseContext/alias(_:as:)``; backends store this value under the alias's name in the same transaction
-/// as the data (see ``DatabaseContext/setAliasTarget(_:named:)``).
+/// as the data (see `setAliasTarget(_:named:)`).
 public struct AliasTarget: Sendable, Hashable {
     /// The entity name of the records.
     public var entity: String

@@ -2,7 +2,7 @@
 ///
 /// A backend's write context owns one and calls it after each change it makes. It always notes which entities
 /// and aliases the transaction touched (an array slot per entity, cheap enough for every write); primary keys are
-/// kept only while someone observes change sets (``ObservationHub/recordsKeys`` when the transaction began), so
+/// kept only while someone observes change sets (`recordsKeys` when the transaction began), so
 /// a bulk import with no such observer allocates nothing per record here.
 ///
 /// Not thread-safe: one transaction, one thread (the writer lock's holder).
@@ -27,7 +27,7 @@ package final class ChangeRecorder {
     /// The transaction may have changed anything (raw SQL that touched tables it can't name).
     package private(set) var touchedEverything = false
 
-    /// Starts a transaction's record; `recordsKeys` as ``ObservationHub/recordsKeys`` says when it begins.
+    /// Starts a transaction's record; `recordsKeys` as the hub's `recordsKeys` says when it begins.
     package init(recordsKeys: Bool) { self.recordsKeys = recordsKeys }
 
     /// Whether the transaction changed anything observers hear of.

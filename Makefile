@@ -2,7 +2,7 @@
 #
 #   make demo             run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)
 #   make demo-postgres    the demo on a throw-away PostgreSQL server (installed when missing), stopped afterwards
-#   make test             deps, lint, build, tests, consumer checks
+#   make test             deps, lint, build, tests, consumer checks, DocC links
 #   make deps             install libsqlite3-dev, liblmdb-dev, libsodium-dev, pkg-config when missing
 #   make build            build every target
 #   make lint             swift format lint --strict
@@ -14,6 +14,7 @@
 #   make reliability      kill -9 loops, bit flips and the deterministic fuzz run at full size, with their figures
 #   make fuzz             libFuzzer on every decoder of stored bytes for FUZZ_SECONDS (default 60)
 #   make tsan             the conformance suites (concurrency checks included) under ThreadSanitizer
+#   make docs-check       every DocC link in the products' docs resolves (scripts/docc-links.sh)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -40,12 +41,12 @@ endif
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb
 .PHONY: consumer-check-postgres clean
 .PHONY: compare bench-smoke benchmark
-.PHONY: reliability fuzz tsan test-postgres demo-postgres
+.PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check
 
 help:
 	@echo "make demo            run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)"
 	@echo "make demo-postgres   the demo on a throw-away PostgreSQL server, stopped afterwards"
-	@echo "make test            deps, lint, build, run the tests, consumer checks (what CI runs)"
+	@echo "make test            deps, lint, build, run the tests, consumer checks, DocC links (what CI runs)"
 	@echo "make deps            install libsqlite3-dev, liblmdb-dev, libsodium-dev and pkg-config when missing"
 	@echo "make build           build every target"
 	@echo "make lint            swift format lint --strict"
@@ -58,6 +59,7 @@ help:
 	@echo "make reliability     kill -9 loops, bit flips, deterministic fuzzing at full size; prints the figures"
 	@echo "make fuzz            libFuzzer on every decoder of stored bytes (FUZZ_SECONDS=60)"
 	@echo "make tsan            the conformance suites (concurrency checks included) under ThreadSanitizer"
+	@echo "make docs-check      every DocC link in the products' docs resolves"
 
 deps:
 	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb libsodium; then \
@@ -103,6 +105,7 @@ test: deps lint
 	@echo "==> test: run (with a throw-away PostgreSQL server for the Postgres tests)"
 	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest
 	@$(MAKE) --no-print-directory consumer-check
+	@$(MAKE) --no-print-directory docs-check
 
 # The Postgres tests run against a throw-away cluster (scripts/with-postgres.sh: installs postgresql when missing,
 # starts a server in a temporary directory, stops and removes it even when the tests fail). Set
@@ -181,10 +184,14 @@ consumer-check-sqlite consumer-check-lmdb consumer-check-postgres: deps
 	echo "==> $@: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none $(FORBIDDEN_NAMES);" \
 		"no code of $(FORBIDDEN_SYMBOL_NAMES))"
 
+docs-check: deps
+	@echo "==> docs-check: DocC links of every product's docs"
+	scripts/docc-links.sh
+
 clean:
 	@echo "==> clean"
 	$(SWIFT) package clean
-	rm -rf $(addsuffix /.build-consumer,$(CONSUMER_DIRS))
+	rm -rf $(addsuffix /.build-consumer,$(CONSUMER_DIRS)) .build-docc
 
 # Benchmarks: a package of its own in Benchmarks/ (its own .build), so the root build never sees GRDB or the benchmark
 # tooling. Empty variables leave the tool's defaults: N = 100,000 records, 5 runs, 1,000 single-record commits per

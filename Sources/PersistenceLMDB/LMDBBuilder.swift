@@ -17,7 +17,7 @@ public import Logging
 /// **What encryption protects.** With a passphrase, every record is sealed with AES-256-GCM (XChaCha20-Poly1305 on a
 /// CPU without AES instructions; the store records which) under the store's random data key, stored only wrapped
 /// under a key derived from the passphrase (Argon2id, ``KeyDerivation/rfc9106`` by default, with a random salt; see
-/// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)``); the authenticated data binds the entity and the
+/// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)-3vte``); the authenticated data binds the entity and the
 /// record's key, so a value altered or moved to another key fails with `authenticationFailed` instead of reading as
 /// other data. Indexed values are stored only as keyed BLAKE2b digests (HMAC-SHA256 in stores made before format 3).
 /// The keys live in libsodium's guarded memory, wiped when the database closes. **Not protected**: primary keys
@@ -71,7 +71,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     public var maximumReaders = 126
     /// The key derivation for a new encrypted store, Argon2id at RFC 9106's t = 3, 64 MiB by default (an existing
     /// store keeps the one it was created with, until
-    /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)`` is given others).
+    /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)-3vte`` is given others).
     public var keyDerivation = KeyDerivation.rfc9106
     /// Brings a store written with an older ``schemaVersion`` up to the model, at ``create()``: called once with the
     /// store's version, before the store opens (see ``Migration``). Without a block, what the

@@ -46,13 +46,13 @@ extension LMDBDatabase {
     }
 
     /// Changes the store's passphrase, off Swift's cooperative thread pool; see
-    /// ``changePassphrase(from:to:keyDerivation:)``.
+    /// ``changePassphrase(from:to:keyDerivation:)-3vte``.
     ///
     /// - Parameters:
     ///   - currentPassphrase: The passphrase that opens the store now.
     ///   - newPassphrase: Any non-empty Unicode text.
     ///   - keyDerivation: The key derivation for the new passphrase; `nil` keeps the store's current one.
-    /// - Throws: As ``changePassphrase(from:to:keyDerivation:)``, and `CancellationError` when the task is cancelled
+    /// - Throws: As ``changePassphrase(from:to:keyDerivation:)-3vte``, and `CancellationError` when the task is cancelled
     ///   before the change starts.
     public func changePassphrase(
         from currentPassphrase: String, to newPassphrase: String, keyDerivation: KeyDerivation? = nil
@@ -64,7 +64,7 @@ extension LMDBDatabase {
         }
     }
 
-    /// ``changePassphrase(from:to:keyDerivation:)`` with a hook that runs inside the write transaction after the
+    /// ``changePassphrase(from:to:keyDerivation:)-3vte`` with a hook that runs inside the write transaction after the
     /// new key record is written and before the commit: tests throw from it to check the change is atomic.
     func changePassphrase(
         from currentPassphrase: String, to newPassphrase: String, keyDerivation: KeyDerivation?,

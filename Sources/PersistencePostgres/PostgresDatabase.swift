@@ -9,7 +9,7 @@ import PostgresNIO
 /// processes and other servers run concurrently with them, and PostgreSQL guarantees that the committed writes have
 /// the effect of running one at a time — as they do on the embedded backends. When it can't (two writers read and
 /// changed the same records), one write is rolled back whole and throws ``PersistenceError/Code/conflict``;
-/// ``Database/write(retryingUpTo:_:)`` runs such a write again, never `write(_:)` itself.
+/// ``Database/write(retryingUpTo:_:)-7n6ls`` runs such a write again, never `write(_:)` itself.
 ///
 /// The synchronous API blocks the calling thread on the server's answers: call it from any thread but one of
 /// SwiftNIO's event loops (it would wait on itself); the `async` API runs on the database's own queues, never
@@ -80,7 +80,7 @@ public final class PostgresDatabase: PersistenceCore.Database, Sendable {
     ///
     /// `body` runs once. When the server rolls the write back — a ``PersistenceError/Code/conflict`` with a
     /// concurrent writer, a ``PersistenceError/Code/connectionLost`` — the error is thrown and nothing of the write
-    /// was committed; use ``Database/write(retryingUpTo:_:)`` to run it again.
+    /// was committed; use ``Database/write(retryingUpTo:_:)-7n6ls`` to run it again.
     @discardableResult
     public func write<R>(_ body: (PostgresContext) throws -> R) throws -> R {
         try writer.withConnection { try transaction(on: $0, writable: true, body) }

@@ -27,11 +27,11 @@ public protocol ConformanceBackend: Sendable {
     var storesAreFiles: Bool { get }
 
     /// The names of the stores `open` made in `directory`; `Store.storeNames(in:)` by default for a
-    /// ``FileBackedDatabase``.
+    /// `FileBackedDatabase`.
     func storeNames(in directory: URL) throws -> [String]
 
     /// Deletes the store named `name` that `open` made in `directory`; `Store.deleteStore(named:in:)` by default for
-    /// a ``FileBackedDatabase``.
+    /// a `FileBackedDatabase`.
     func deleteStore(named name: String, in directory: URL) throws -> Bool
 }
 

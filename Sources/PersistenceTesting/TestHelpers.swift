@@ -20,7 +20,7 @@ func makeTemporaryDirectory() throws -> URL {
     return directory
 }
 
-/// Records an issue unless `body` throws a ``PersistenceError`` with `code`; returns the error it threw, for
+/// Records an issue unless `body` throws a `PersistenceError` with `code`; returns the error it threw, for
 /// checks of its message or cause.
 ///
 /// Tests match errors by code, never by whole-error equality: messages may improve, codes are stable.

@@ -139,14 +139,14 @@ extension PersistenceError.Code {
     /// The store is locked by another process for longer than the busy timeout.
     public static let busy = Self(rawValue: "busy")
     /// The write collided with a concurrent one and was rolled back whole; nothing of it was committed, and running
-    /// it again is safe (see ``Database/write(retryingUpTo:_:)``). Server backends (PostgreSQL's serialization
+    /// it again is safe (see ``Database/write(retryingUpTo:_:)-7n6ls``). Server backends (PostgreSQL's serialization
     /// failures and deadlocks).
     public static let conflict = Self(rawValue: "conflict")
     /// The connection to the server dropped during the transaction: nothing of it was committed, and running it again
     /// is safe. The database opens a new connection for the next transaction.
     public static let connectionLost = Self(rawValue: "connectionLost")
     /// The connection dropped while the server was committing: the write may or may not have been committed. Never
-    /// retried by ``Database/write(retryingUpTo:_:)`` — read back to find out.
+    /// retried by ``Database/write(retryingUpTo:_:)-7n6ls`` — read back to find out.
     public static let commitOutcomeUnknown = Self(rawValue: "commitOutcomeUnknown")
 
     // Storage

@@ -24,11 +24,11 @@ public final class RecordLayout: Sendable {
     /// - Parameters:
     ///   - entity: The entity's description.
     ///   - defaults: Values for attributes added by a migration, by attribute name (see ``Entity/defaultValues``);
-    ///     names that are not attributes are ignored here and refused by ``validatingDefaults(_:)``.
+    ///     names that are not attributes are ignored here and refused when a model is built.
     ///   - previousName: The entity's name in the previous model version, when it was renamed.
     ///   - previousAttributeNames: Renamed attributes' previous names, by current name.
     ///   - stampAttribute: The attribute that stamps a record's freshness; `nil` (or a name that is not an attribute)
-    ///     for none — ``validatingStamp(_:of:)`` refuses unknown names.
+    ///     for none (a model refuses unknown names).
     public init(
         _ entity: EntityDescription, defaults: [String: Value] = [:], previousName: String? = nil,
         previousAttributeNames: [String: String] = [:], stampAttribute: String? = nil

@@ -1,4 +1,4 @@
-/// One thing ``Database/verify()`` found wrong with a store.
+/// One thing ``Database/verify()-6cqst`` found wrong with a store.
 ///
 /// A problem names where it is — the entity, the record's primary key, the attribute or index — and what is
 /// wrong, never what is stored: a report can be logged or shown to support without revealing data. Primary keys

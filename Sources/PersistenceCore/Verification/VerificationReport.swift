@@ -1,4 +1,4 @@
-/// What ``Database/verify()`` found: the problems, and how much of the store it checked.
+/// What ``Database/verify()-6cqst`` found: the problems, and how much of the store it checked.
 ///
 /// ```swift
 /// let report = try db.verify()

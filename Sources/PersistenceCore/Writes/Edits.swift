@@ -1,4 +1,4 @@
-/// Thrown out of a write to roll it back when an edit is discarded; never escapes ``Database/edit(_:)``.
+/// Thrown out of a write to roll it back when an edit is discarded; never escapes ``Database/edit(_:)-6kxsl``.
 private struct DiscardedEdit: Error {
     /// `decision`, after throwing when it is ``EditDecision/discard`` (so the transaction rolls back).
     static func rollingBack(_ decision: EditDecision) throws -> EditDecision {

@@ -42,7 +42,7 @@ public struct ChangeCounts: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// What a discardable edit (``Database/edit(_:)``) ends with.
+/// What a discardable edit (``Database/edit(_:)-6kxsl``) ends with.
 public enum EditDecision: Sendable, Hashable {
     /// Keep the changes: the write commits.
     case commit

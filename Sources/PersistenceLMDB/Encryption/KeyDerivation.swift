@@ -6,7 +6,7 @@ import PersistenceCore
 /// Both are memory-hard: each guess at the passphrase costs an attacker the memory and time below, which is what
 /// makes offline guessing expensive. The function and its parameters are stored in the store's meta database next to
 /// the salt, so a store always reopens with what it was created with (or last given by
-/// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)``).
+/// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)-3vte``).
 ///
 /// | preset | function | memory | passes | derivation here¹ |
 /// |---|---|---|---|---|

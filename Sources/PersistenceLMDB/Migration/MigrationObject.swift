@@ -6,7 +6,7 @@ import Foundation
 /// Read values by attribute name — as a ``Value`` (`try old["age"]`) or typed (`try old.string("name")`, see
 /// ``RecordReading``) — and write them on the new object with ``set(_:to:)-(String,Value)``. Names the schema
 /// doesn't have throw ``PersistenceError/Code/unknownAttribute``. An object is valid until the closure it was
-/// given to returns (an object from ``Migration/create(_:value:)``, until the migration block returns); using it
+/// given to returns (an object from ``Migration/create(_:value:)-(_,[String:Value])``, until the migration block returns); using it
 /// later throws ``PersistenceError/Code/contextExpired``.
 public final class MigrationObject: RecordReading {
     enum Role {

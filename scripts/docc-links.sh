@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Lists the DocC links of every product's docs that don't resolve or are ambiguous — what the docs say about symbols
+# that were renamed, moved or hidden since — and exits non-zero when there is one. Builds the symbol graphs in debug
+# (in `.build-docc`, so the usual build keeps its flags), then runs the toolchain's `docc convert` per module (a few
+# seconds each). `make docs-check` runs it, and `make test` after the tests (a cold symbol-graph build: ~3 minutes).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+graphs=$(mktemp -d)
+trap 'rm -rf "$graphs"' EXIT
+swift build --scratch-path .build-docc -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir \
+    -Xswiftc "$graphs/all" >/dev/null
+status=0
+for module in PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting; do
+    mkdir -p "$graphs/$module"
+    cp "$graphs/all/$module".symbols.json "$graphs/$module/"
+    cp "$graphs/all/$module"@*.symbols.json "$graphs/$module/" 2>/dev/null || true
+    links=$(docc convert "Sources/$module/$module.docc" --additional-symbol-graph-dir "$graphs/$module" \
+        --output-path "$graphs/out-$module" --fallback-display-name "$module" \
+        --fallback-bundle-identifier "persistence.$module" 2>&1 | grep "warning:" | grep -E "doesn't exist|ambiguous" \
+        | sort | uniq -c || true)
+    if [ -n "$links" ]; then
+        status=1
+        printf '%s\n' "$links" | sed "s/^/$module /"
+    fi
+done
+exit $status

@@ -29,6 +29,8 @@ enum SchemaStore {
         // in between.
         for _ in 0..<3 {
             let seen: StoreGate.Metadata?
+            // The version a migration starts from, and its planned steps (`nil` when only the version changes).
+            var migrateFrom: Int?
             var plans: [MigrationStepPlan]?
             do {
                 seen = try readMetadata(connection)
@@ -36,6 +38,7 @@ enum SchemaStore {
                     case .migrate(let version, let stored) = try StoreGate.decide(
                         seen, formats: 1...formatVersion, model: model, current: descriptions)
                 {
+                    migrateFrom = version
                     plans = try migration.plans(
                         stored: stored, storedVersion: version, model: model, current: mappings.map(\.layout))
                     if !dryRun { try migration.backUpIfNeeded(connection, plans: plans, from: version) }
@@ -51,8 +54,8 @@ enum SchemaStore {
                     continue
                 }
                 let report = try prepareInTransaction(
-                    connection, seen, plans: plans, model: model, mappings: mappings, migration: migration,
-                    dryRun: dryRun)
+                    connection, exists: seen != nil, migrateFrom: migrateFrom, plans: plans, model: model,
+                    mappings: mappings, migration: migration, dryRun: dryRun)
                 try connection.execute(dryRun ? "ROLLBACK" : "COMMIT")
                 return report
             } catch {
@@ -82,14 +85,14 @@ enum SchemaStore {
         return metadata
     }
 
-    /// Creates the store, or opens or migrates it as its metadata `stored` (read in this transaction) says, running
-    /// the steps planned from it.
+    /// Creates the store when it doesn't `exist`, or migrates it from `migrateFrom` with the steps planned for it, as
+    /// the look before the transaction decided (the transaction found the metadata unchanged since).
     private static func prepareInTransaction(
-        _ connection: Connection, _ stored: StoreGate.Metadata?, plans: [MigrationStepPlan]?, model: Model,
+        _ connection: Connection, exists: Bool, migrateFrom: Int?, plans: [MigrationStepPlan]?, model: Model,
         mappings: [TableMapping], migration: SQLiteMigration, dryRun: Bool
     ) throws -> MigrationReport? {
         let descriptions = mappings.map(\.layout.entity)
-        guard let stored else {
+        guard exists else {
             let tables = try connection.scalar(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")
             guard tables == .integer(0) else {
@@ -100,10 +103,7 @@ enum SchemaStore {
             try create(connection, model: model, mappings: mappings, descriptions: descriptions)
             return nil
         }
-        guard
-            case .migrate(let storedVersion, _) = try StoreGate.decide(
-                stored, formats: 1...formatVersion, model: model, current: descriptions)
-        else { return nil }
+        guard let storedVersion = migrateFrom else { return nil }
         var report: MigrationReport?
         if let plans {
             report = try migration.run(plans, on: connection, from: storedVersion, model: model)

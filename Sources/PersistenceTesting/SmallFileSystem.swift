@@ -35,13 +35,24 @@ package enum SmallFileSystem {
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(tool) failed"])
-        }
+        #if os(Linux) || os(macOS)
+            try runProcess(tool, arguments)
+        #else
+            // iOS-family systems have no `Process`: nothing is mounted there (``isAvailable`` is `false`).
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "\(tool) can't run here"])
+        #endif
     }
+
+    #if os(Linux) || os(macOS)
+        private static func runProcess(_ tool: String, _ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(tool) failed"])
+            }
+        }
+    #endif
 }

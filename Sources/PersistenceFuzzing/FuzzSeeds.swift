@@ -1,5 +1,5 @@
 package import Foundation
-import PersistenceCore
+package import PersistenceCore
 import PersistenceLMDB
 
 /// Well-formed inputs for each target — what a healthy store holds — for mutation and for libFuzzer's corpus.
@@ -36,22 +36,6 @@ package enum FuzzSeeds {
         case .row:
             return [Data(repeating: 5, count: 64), Data(repeating: 6, count: 64), Data((0..<128).map { UInt8($0) })]
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64): the deterministic fuzz run and the reliability tests repeat exactly for
-/// a given seed.
-package struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    package init(seed: UInt64) { state = seed }
-
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
 

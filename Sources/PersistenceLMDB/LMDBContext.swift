@@ -53,6 +53,8 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, metaDBI, transaction)
     }
 
+    package var graph: ModelGraph { stores.graph }
+
     private func reader(for store: EntityStore) -> RecordReader { coders.reader(for: store.layout) }
 
     private func encode<E: Entity>(_ entity: E, _ store: EntityStore) throws -> [Value] {
@@ -73,6 +75,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("insert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
+        try checkReferences(values, of: E.self)
         try insert(values, into: store)
         state.recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
     }
@@ -133,6 +136,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         guard let old = try load(key, store) else {
             throw PersistenceError(.notFound, "no \(store.layout.entity.name) has that primary key")
         }
+        try checkReferences(values, of: E.self)
         try replace(old, with: values, key: key, in: store)
         state.recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
     }
@@ -143,6 +147,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("upsert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
+        try checkReferences(values, of: E.self)
         let primaryKey = values[store.layout.primaryKeyIndex]
         let key = try recordKey(primaryKey, store)
         guard let old = try load(key, store) else {
@@ -159,7 +164,27 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
-        try deleteRecord(type, key: id.storedValue)
+        try deleteRecordFollowingRules(type, key: id.storedValue)
+    }
+
+    package func requireWritable() throws { try use(writing: true) }
+
+    package func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
+        try use(writing: false)
+        let store = try stores.store(for: E.self)
+        return try load(try recordKey(key, store), store) != nil
+    }
+
+    package func replaceRecord<E: Entity>(_ type: E.Type, values: [Value]) throws {
+        try use(writing: true)
+        let store = try stores.store(for: E.self)
+        let primaryKey = values[store.layout.primaryKeyIndex]
+        let key = try recordKey(primaryKey, store)
+        guard let old = try load(key, store) else {
+            throw PersistenceError(.notFound, "no \(store.layout.entity.name) has that primary key")
+        }
+        try replace(old, with: values, key: key, in: store)
+        state.recorder?.record(.update, store.layout, key: primaryKey)
     }
 
     package func deleteRecord<E: Entity>(_ type: E.Type, key primaryKey: Value) throws -> Bool {
@@ -207,6 +232,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
+        if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("delete matching", entity: store.layout.entity.name)
         guard let condition else {

@@ -103,7 +103,7 @@ struct StoreOpening {
             guard let stamp else { throw PersistenceError(.backend, "the store's opening transaction did not run") }
             return LMDBDatabase(
                 fileURL: file, environment: environment, registration: registration,
-                stores: EntityLookup(model: builder.model, storage: stores),
+                stores: try EntityLookup(model: builder.model, storage: stores),
                 sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, stamp: stamp,
                 instrumentation: builder.instrumentation, migrationReport: migration)
         }

@@ -120,10 +120,14 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
 
     // MARK: - Typed operations
 
+    package var graph: ModelGraph { tables.graph }
+
     public func create<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let table = try tables.table(for: E.self)
-        try insert(try coders.writer(for: table.layout).encode(entity), into: table)
+        let values = try coders.writer(for: table.layout).encode(entity)
+        try checkReferences(values, of: E.self)
+        try insert(values, into: table)
     }
 
     public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
@@ -132,7 +136,9 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         let writer = coders.writer(for: table.layout)
         for entity in entities {
             try state.cancellation?.check()
-            try insert(try writer.encode(entity), into: table)
+            let values = try writer.encode(entity)
+            try checkReferences(values, of: E.self)
+            try insert(values, into: table)
         }
     }
 
@@ -159,6 +165,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         let table = try tables.table(for: E.self)
         let layout = table.layout
         let values = try coders.writer(for: layout).encode(entity)
+        try checkReferences(values, of: E.self)
         let updated: [PostgresRow]
         do {
             updated = try runGuarded(
@@ -178,6 +185,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         let table = try tables.table(for: E.self)
         let layout = table.layout
         let values = try coders.writer(for: layout).encode(entity)
+        try checkReferences(values, of: E.self)
         let result: [PostgresRow]
         do {
             result = try runGuarded(
@@ -319,7 +327,27 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
-        try deleteRecord(type, key: id.storedValue)
+        try deleteRecordFollowingRules(type, key: id.storedValue)
+    }
+
+    package func requireWritable() throws { try use(writing: true) }
+
+    package func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
+        try use(writing: false)
+        let table = try tables.table(for: E.self)
+        return try !runFixed(table.existsSQL, [key], entity: table.layout.entity.name).isEmpty
+    }
+
+    package func replaceRecord<E: Entity>(_ type: E.Type, values: [Value]) throws {
+        try use(writing: true)
+        let table = try tables.table(for: E.self)
+        let layout = table.layout
+        let updated = try runGuarded(
+            table.updateSQL, values, guarded: !table.uniqueIndexNames.isEmpty, entity: layout.entity.name)
+        guard !updated.isEmpty else {
+            throw PersistenceError(.notFound, "no \(layout.entity.name) has that primary key")
+        }
+        state.recorder?.record(.update, layout, key: values[layout.primaryKeyIndex])
     }
 
     package func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
@@ -333,6 +361,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
+        if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
         let table = try tables.table(for: E.self)
         var compiler = PostgresConditionCompiler(table: table)
         var sql = compiler.statement("DELETE FROM", where: try condition?.resolve(in: table.layout))

@@ -37,6 +37,8 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         state = ContextState(recorder: recorder, instrumentation: instrumentation)
     }
 
+    package var graph: ModelGraph { mappings.graph }
+
     package func expire() { isExpired = true }
 
     package func prepareCommit() throws {}
@@ -64,6 +66,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
             _ = try use(writing: true)
             let mapping = try mappings.mapping(for: E.self)
             let values = try coders.writer(for: mapping.layout).encode(entity)
+            try checkReferences(values, of: E.self)
             try write(values, .insert, mapping)
             state.recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
         }
@@ -82,6 +85,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         for entity in entities {
             try state.cancellation?.check()
             let values = try bindRecord(entity, mapping: mapping, to: statement)
+            try checkReferences(values, of: E.self)
             _ = try statement.step()
             statement.reset()
             state.recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
@@ -101,6 +105,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         let mapping = try mappings.mapping(for: E.self)
         let layout = mapping.layout
         let values = try coders.writer(for: layout).encode(entity)
+        try checkReferences(values, of: E.self)
         let key = values[layout.primaryKeyIndex]
         let lookup = try connection.statement(.table(mapping.index, .selectStamp)) { mapping.sql(.selectStamp) }
         trace(mapping.sql(.selectStamp), mapping)
@@ -146,6 +151,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         trace(mapping.sql(.update), mapping)
         defer { statement.reset() }
         let values = try bindRecord(entity, mapping: mapping, to: statement)
+        try checkReferences(values, of: E.self)
         try statement.bind(entity.id.storedValue, at: Int32(values.count + 1))
         _ = try statement.step()
         guard connection.changes > 0 else {
@@ -237,7 +243,27 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
-        try deleteRecord(type, key: id.storedValue)
+        try deleteRecordFollowingRules(type, key: id.storedValue)
+    }
+
+    package func requireWritable() throws { _ = try use(writing: true) }
+
+    package func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
+        let connection = try use(writing: false)
+        let mapping = try mappings.mapping(for: E.self)
+        let lookup = try connection.statement(.table(mapping.index, .selectStamp)) { mapping.sql(.selectStamp) }
+        trace(mapping.sql(.selectStamp), mapping)
+        defer { lookup.reset() }
+        try lookup.bind(key, at: 1)
+        return try lookup.step()
+    }
+
+    package func replaceRecord<E: Entity>(_ type: E.Type, values: [Value]) throws {
+        _ = try use(writing: true)
+        let mapping = try mappings.mapping(for: E.self)
+        let key = values[mapping.layout.primaryKeyIndex]
+        try write(values, .update, mapping, key: key)
+        state.recorder?.record(.update, mapping.layout, key: key)
     }
 
     package func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
@@ -281,6 +307,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         let connection = try use(writing: true)
+        if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
         let mapping = try mappings.mapping(for: E.self)
         var compiler = ConditionCompiler(mapping: mapping)
         var sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))

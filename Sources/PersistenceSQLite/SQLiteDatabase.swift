@@ -52,7 +52,7 @@ public final class SQLiteDatabase: FileBackedDatabase, Sendable {
         }
 
         fileURL = inMemory ? nil : URL(fileURLWithPath: path)
-        mappings = EntityLookup(model: model, storage: tableMappings)
+        mappings = try EntityLookup(model: model, storage: tableMappings)
         writer = WriterSlot(connection, state: nil)
         watchesOtherConnections = !inMemory
         readers =

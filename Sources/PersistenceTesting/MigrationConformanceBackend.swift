@@ -86,7 +86,8 @@ public enum MigrationConformanceSuite {
     /// and reports. A backend without mapping models (LMDB's migration blocks) runs these with `plan` holding no
     /// mappings, and must migrate a store exactly as the SQL backends do: swapping the builder line never changes
     /// what a migration does to data.
-    public static let declarativeChecks: [MigrationConformanceCheck] = InferredMigrationChecks.all
+    public static let declarativeChecks: [MigrationConformanceCheck] =
+        InferredMigrationChecks.all + RelationshipMigrationChecks.all
 }
 
 /// A store a check opened, with what the backend shows of it.

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceCore
 import PersistenceFuzzing
 import PersistenceTesting
 import Testing

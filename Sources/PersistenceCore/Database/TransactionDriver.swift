@@ -150,11 +150,15 @@ package struct EntityLookup<Storage: Sendable>: Sendable {
     package let positions: EntityPositions
     /// Every entity's storage, in model order.
     package let all: [Storage]
+    /// The model's relationships, resolved.
+    package let graph: ModelGraph
 
     /// `storage` holds one element per entity of `model`, in model order.
-    package init(model: Model, storage: [Storage]) {
+    /// - Throws: What ``ModelGraph/init(model:)`` throws for relationships that don't fit the model.
+    package init(model: Model, storage: [Storage]) throws {
         self.model = model
-        positions = EntityPositions(model)
+        graph = try ModelGraph(model: model)
+        positions = graph.positions
         all = storage
     }
 }

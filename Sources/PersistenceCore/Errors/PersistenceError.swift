@@ -123,6 +123,10 @@ extension PersistenceError.Code {
     public static let constraintViolation = Self(rawValue: "constraintViolation")
     /// The record to update does not exist.
     public static let notFound = Self(rawValue: "notFound")
+    /// A record's foreign key (a to-one ``Relationship``) names no stored record of the target entity.
+    public static let referenceNotFound = Self(rawValue: "referenceNotFound")
+    /// A ``DeleteRule/deny`` rule refused a delete: records still refer to a record it would delete. Nothing changed.
+    public static let deleteDenied = Self(rawValue: "deleteDenied")
 
     // Transactions
 

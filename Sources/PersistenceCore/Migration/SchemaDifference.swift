@@ -29,6 +29,8 @@ package struct SchemaDifference: Sendable {
         package var removedIndexes: [Index]
         /// Whether the primary key attribute changed.
         package var primaryKeyChanged: Bool
+        /// Relationships declared, removed or changed (their target, foreign key, inverse or delete rule), by name.
+        package var changedRelationships: [String] = []
 
         /// Whether stored records must be rewritten (their attributes changed), as opposed to indexes only.
         package var changesRecords: Bool {
@@ -39,6 +41,7 @@ package struct SchemaDifference: Sendable {
         /// Whether anything changed.
         package var isEmpty: Bool {
             !changesRecords && nowOptional.isEmpty && addedIndexes.isEmpty && removedIndexes.isEmpty
+                && changedRelationships.isEmpty
         }
     }
 
@@ -84,6 +87,12 @@ package struct SchemaDifference: Sendable {
         let newIndexes = Set(current.indexes)
         change.addedIndexes = current.indexes.filter { !oldIndexes.contains($0) }
         change.removedIndexes = stored.indexes.filter { !newIndexes.contains($0) }
+        let oldRelationships = Dictionary(
+            stored.relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let newRelationships = Dictionary(
+            current.relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        change.changedRelationships = Set(oldRelationships.keys).union(newRelationships.keys)
+            .filter { oldRelationships[$0] != newRelationships[$0] }.sorted()
         return change
     }
 
@@ -107,6 +116,9 @@ package struct SchemaDifference: Sendable {
                 clauses.append("index '\(index.name(in: name))' removed or changed")
             }
             if change.primaryKeyChanged { clauses.append("the primary key of '\(name)' changed") }
+            for relationship in change.changedRelationships {
+                clauses.append("relationship '\(name).\(relationship)' added, removed or changed")
+            }
         }
         return clauses
     }

@@ -317,5 +317,6 @@ extension EntityDescription {
         self.attributes = attributes
         self.primaryKey = primaryKey
         self.indexes = indexes
+        relationships = []
     }
 }

@@ -26,6 +26,20 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     static var primaryKeyAttribute: String { get }
     /// Secondary indexes and unique constraints. Defaults to none.
     static var indexes: [Index] { get }
+    /// Relationships to other entities (or this one): to-ones held in foreign-key attributes, each with its delete
+    /// rule, and the to-manys that invert them. Defaults to none. See ``Relationship``.
+    ///
+    /// ```swift
+    /// struct Post: Entity {
+    ///     var id: Int64
+    ///     var authorID: Int64
+    ///     var title: String
+    ///     static let relationships: [Relationship] = [
+    ///         .toOne("author", Author.self, foreignKey: "authorID", onDelete: .cascade)
+    ///     ]
+    /// }
+    /// ```
+    static var relationships: [Relationship] { get }
     /// The values that a migration writes into every existing record for attributes added to the entity, by
     /// attribute name. Defaults to none.
     ///
@@ -116,6 +130,8 @@ extension Entity {
     public static var primaryKeyAttribute: String { "id" }
     /// No indexes.
     public static var indexes: [Index] { [] }
+    /// No relationships.
+    public static var relationships: [Relationship] { [] }
     /// No defaults.
     public static var defaultValues: [String: Value] { [:] }
     /// Not renamed.

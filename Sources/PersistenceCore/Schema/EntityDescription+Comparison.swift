@@ -5,6 +5,7 @@ extension EntityDescription {
         var copy = self
         copy.attributes.sort { $0.name < $1.name }
         copy.indexes.sort { $0.name(in: name) < $1.name(in: name) }
+        copy.relationships.sort { $0.name < $1.name }
         return copy
     }
 

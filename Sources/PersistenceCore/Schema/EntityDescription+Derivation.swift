@@ -18,15 +18,44 @@ extension EntityDescription {
             throw PersistenceError(
                 .invalidSchema, "entity type \(E.self) could not be probed for its schema: \(error)")
         }
+        let relationships = E.relationships.map { relationship in
+            Self.resolvingDefaultRule(relationship, attributes: recorder.attributes)
+        }
         try self.init(
             name: E.entityName, attributes: recorder.attributes, primaryKey: E.primaryKeyAttribute,
-            indexes: E.indexes)
+            indexes: Self.indexingForeignKeys(E.indexes, of: relationships), relationships: relationships)
         guard let key = primaryKeyAttribute,
             key.type.storageClass == E.ID.probeStorageClass() ?? key.type.storageClass
         else {
             throw PersistenceError(
                 .invalidSchema, "the type of 'id' of \(E.self) does not match its primary-key attribute")
         }
+    }
+}
+
+extension EntityDescription {
+    /// A to-one declared without a delete rule gets `nullify` on an optional foreign key and `deny` on a required one.
+    fileprivate static func resolvingDefaultRule(
+        _ relationship: Relationship, attributes: [AttributeDescription]
+    ) -> Relationship {
+        guard relationship.kind == .toOne, relationship.deleteRule == nil,
+            let key = attributes.first(where: { $0.name == relationship.foreignKey })
+        else { return relationship }
+        var resolved = relationship
+        resolved.deleteRule = key.isOptional ? .nullify : .deny
+        return resolved
+    }
+
+    /// The declared indexes, with an index on each foreign key that no declared index begins with: delete rules
+    /// and eager loading look records up by their foreign keys.
+    fileprivate static func indexingForeignKeys(_ indexes: [Index], of relationships: [Relationship]) -> [Index] {
+        var indexes = indexes
+        for relationship in relationships where relationship.kind == .toOne {
+            guard let key = relationship.foreignKey, !indexes.contains(where: { $0.attributes.first == key })
+            else { continue }
+            indexes.append(.on(key))
+        }
+        return indexes
     }
 }
 

@@ -11,22 +11,59 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var primaryKey: String
     /// Secondary indexes and unique constraints.
     public var indexes: [Index]
+    /// Relationships to other entities (``Entity/relationships``), with their delete rules resolved.
+    public var relationships: [Relationship]
 
     /// Creates a description and checks that it is consistent.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Code/invalidSchema`` or
     ///   ``PersistenceError/Code/unknownAttribute`` when a name is empty or repeated, the primary key is missing or
-    ///   optional, or an index names an unknown attribute.
-    public init(name: String, attributes: [AttributeDescription], primaryKey: String, indexes: [Index] = []) throws {
+    ///   optional, an index names an unknown attribute, or a relationship is malformed (see
+    ///   ``Relationship``); whether relationships fit their targets is checked with the whole model.
+    public init(
+        name: String, attributes: [AttributeDescription], primaryKey: String, indexes: [Index] = [],
+        relationships: [Relationship] = []
+    ) throws {
         self.name = name
         self.attributes = attributes
         self.primaryKey = primaryKey
         self.indexes = indexes
+        self.relationships = relationships
         try validate()
+        try validateRelationships()
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, attributes, primaryKey, indexes, relationships
+    }
+
+    /// Decodes a stored description; one stored before relationships existed has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        attributes = try container.decode([AttributeDescription].self, forKey: .attributes)
+        primaryKey = try container.decode(String.self, forKey: .primaryKey)
+        indexes = try container.decode([Index].self, forKey: .indexes)
+        relationships = try container.decodeIfPresent([Relationship].self, forKey: .relationships) ?? []
+    }
+
+    /// Encodes the description; without relationships it encodes as one stored before they existed did.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(attributes, forKey: .attributes)
+        try container.encode(primaryKey, forKey: .primaryKey)
+        try container.encode(indexes, forKey: .indexes)
+        if !relationships.isEmpty { try container.encode(relationships, forKey: .relationships) }
     }
 
     /// The attribute with this name, if there is one.
     public func attribute(named name: String) -> AttributeDescription? {
         attributes.first { $0.name == name }
+    }
+
+    /// The relationship with this name, if there is one.
+    public func relationship(named name: String) -> Relationship? {
+        relationships.first { $0.name == name }
     }
 
     /// The primary-key attribute.
@@ -78,6 +115,55 @@ public struct EntityDescription: Sendable, Hashable, Codable {
             for attribute in index.attributes where !seen.contains(attribute) {
                 throw PersistenceError(
                     .unknownAttribute, "an index of entity '\(name)' names unknown attribute '\(attribute)'")
+            }
+        }
+    }
+
+    /// Checks what a relationship declaration can be checked for without its target: names, the foreign key, the
+    /// rule. ``ModelGraph`` checks the rest against the model.
+    private func validateRelationships() throws {
+        var names = Set(attributes.map(\.name))
+        for relationship in relationships {
+            let label = "relationship '\(name).\(relationship.name)'"
+            guard !relationship.name.isEmpty, names.insert(relationship.name).inserted else {
+                throw PersistenceError(
+                    .invalidSchema, "\(label) is unnamed or its name is taken by another attribute or relationship")
+            }
+            guard !relationship.target.isEmpty else {
+                throw PersistenceError(.invalidSchema, "\(label) names no target entity")
+            }
+            switch relationship.kind {
+            case .toOne:
+                guard relationship.inverse == nil else {
+                    throw PersistenceError(
+                        .invalidSchema,
+                        "\(label) is a to-one: its inverse is the to-many that names it, not a name here")
+                }
+                guard let foreignKey = relationship.foreignKey, let key = attribute(named: foreignKey) else {
+                    throw PersistenceError(
+                        .unknownAttribute,
+                        "\(label) names foreign key '\(relationship.foreignKey ?? "")', which is not an attribute")
+                }
+                guard [.integer, .string, .uuid].contains(key.type) else {
+                    throw PersistenceError(
+                        .invalidSchema,
+                        "the foreign key '\(foreignKey)' of \(label) must be an integer, a string or a UUID")
+                }
+                if relationship.deleteRule == .nullify, !key.isOptional {
+                    throw PersistenceError(
+                        .invalidSchema,
+                        "\(label) nullifies on delete, but its foreign key '\(foreignKey)' is not optional: make it optional or choose cascade, deny or noAction"
+                    )
+                }
+            case .toMany:
+                guard relationship.foreignKey == nil, relationship.deleteRule == nil,
+                    let inverse = relationship.inverse, !inverse.isEmpty
+                else {
+                    throw PersistenceError(
+                        .invalidSchema,
+                        "\(label) is a to-many: it names its inverse to-one and has neither foreign key nor delete rule"
+                    )
+                }
             }
         }
     }

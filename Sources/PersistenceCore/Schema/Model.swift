@@ -17,9 +17,18 @@ public struct Model: Sendable {
         self.entities = entities
     }
 
-    /// The descriptions of the model's entities, checked for duplicate names.
-    /// - Throws: ``PersistenceError/Code/invalidSchema`` when a type can't be described or two share a name.
+    /// The descriptions of the model's entities, checked for duplicate names and for relationships that fit their
+    /// targets (``Relationship``).
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` when a type can't be described, two share a name, or a
+    ///   relationship doesn't fit its target.
     public func layouts() throws -> [RecordLayout] {
+        let layouts = try describedLayouts()
+        _ = try ModelGraph(model: self, layouts: layouts)
+        return layouts
+    }
+
+    /// The descriptions of the model's entities, checked for duplicate names (not for relationships).
+    func describedLayouts() throws -> [RecordLayout] {
         var names = Set<String>()
         return try entities.map { type in
             let layout = try SchemaCache.layout(for: type)

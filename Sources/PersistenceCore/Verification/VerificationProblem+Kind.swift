@@ -25,6 +25,12 @@ extension VerificationProblem.Kind {
     /// Two records hold the same values in a unique index.
     public static let uniqueViolation = Self(rawValue: "uniqueViolation")
 
+    // Relationships
+
+    /// A record's foreign key (a to-one ``Relationship``) names a record of the target entity that doesn't exist —
+    /// left by ``DeleteRule/noAction``, raw SQL or raw keys.
+    public static let danglingReference = Self(rawValue: "danglingReference")
+
     // The store
 
     /// A piece of the store's metadata (format version, schema, schema version, key derivation…) is absent.

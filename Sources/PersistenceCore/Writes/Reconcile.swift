@@ -1,15 +1,3 @@
-/// Record access below entity values, for backends that can offer it: ``DatabaseContext/reconcile(_:with:where:)``
-/// then compares stored records by their values, without decoding each into an entity and encoding it again.
-package protocol RecordValueAccess {
-    /// Calls `body` with the values (in layout order) of each record of `type` matching `condition` (all when
-    /// `nil`); `body` must not change the store.
-    func forEachRecordValues<E: Entity>(_ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void)
-        throws
-
-    /// Deletes the record of `type` whose primary key's stored value is `key`; returns whether there was one.
-    func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
-}
-
 extension DatabaseContext {
     /// Makes the stored records of `type` in `scope` equal to `incoming` — a full snapshot from a server, say — in
     /// this write, and counts what it did.
@@ -79,10 +67,7 @@ extension DatabaseContext {
             try access.forEachRecordValues(E.self, where: scope) { stored in
                 if isAbsent(stored) { doomed.append(stored[key]) }
             }
-            for primaryKey in doomed {
-                try checkCancellation()
-                if try access.deleteRecord(E.self, key: primaryKey) { counts.deleted += 1 }
-            }
+            counts.deleted += try access.deleteFollowingRules(E.self, keys: doomed)
         } else {
             var doomed: [E.ID] = []
             try forEach(E.self, query: Query(where: scope)) { stored in

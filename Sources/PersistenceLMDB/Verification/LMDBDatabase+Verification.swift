@@ -15,6 +15,8 @@ extension LMDBDatabase {
     ///   and readable; an encrypted store also has its key-derivation record, whose key check matches the keys
     ///   the store was opened with, and a nonce counter ahead of every nonce its records use (behind it, new writes
     ///   could reuse a nonce).
+    /// - **Relationships**: every non-`nil` foreign key names a stored record of its target; one that doesn't is a
+    ///   `danglingReference` (left by a `noAction` delete rule or raw keys).
     /// - **Named databases**: an `entity:` or `index:` database the model does not declare is a
     ///   `schemaMismatch`; other names are ignored, so later versions may keep their own databases.
     ///
@@ -24,10 +26,12 @@ extension LMDBDatabase {
     ///
     /// - Throws: `PersistenceError` when the read transaction can't run.
     public func verify() throws -> VerificationReport {
-        try environment.read { transaction in
+        try read { context in
             var verifier = LMDBVerifier(
-                transaction: transaction, stores: stores.all, sealer: try sealer, metaDBI: metaDBI)
-            return try verifier.run()
+                transaction: context.transaction, stores: stores.all, sealer: try sealer, metaDBI: metaDBI)
+            var report = try verifier.run()
+            try context.verifyReferences(into: &report)
+            return report
         }
     }
 

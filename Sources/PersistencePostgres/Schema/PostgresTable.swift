@@ -115,7 +115,7 @@ final class PostgresTable: Sendable {
 extension EntityLookup<PostgresTable> {
     /// The tables of `model`'s entities in the PostgreSQL schema `schema`.
     static func tables(of model: Model, in schema: String) throws -> EntityLookup<PostgresTable> {
-        EntityLookup(
+        try EntityLookup(
             model: model,
             storage: try model.layouts().enumerated().map {
                 PostgresTable(index: $0.offset, layout: $0.element, schema: schema)

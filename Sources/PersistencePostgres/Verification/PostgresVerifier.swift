@@ -24,6 +24,7 @@ struct PostgresVerifier {
             try verifyIndexes(of: table)
             try verifyRows(of: table, present: present)
         }
+        try context.verifyReferences(into: &report)
         return report
     }
 

@@ -16,6 +16,8 @@ extension SQLiteDatabase {
     /// - **Every row**: each value fits its attribute's declared type — storage class, `NULL` only where
     ///   optional, booleans 0 or 1, 16-byte UUIDs, parseable URLs and JSON — so the row decodes as the entity. SQLite
     ///   columns accept any value, so raw SQL can store what the entity can't read; this finds it by primary key.
+    /// - **Relationships**: every non-`nil` foreign key names a stored record of its target; one that doesn't is a
+    ///   `danglingReference` (left by a `noAction` delete rule or raw SQL).
     ///
     /// Memory does not grow with the number of rows. SQLite checks index entries itself, so the report's
     /// ``VerificationReport/indexEntriesChecked`` is 0.
@@ -27,8 +29,11 @@ extension SQLiteDatabase {
         do {
             return try read { context in
                 var verifier = SQLiteVerifier(connection: context.connection, mappings: mappings.all)
-                finished = try verifier.run()
-                return finished ?? VerificationReport()
+                var report = try verifier.run()
+                finished = report
+                try context.verifyReferences(into: &report)
+                finished = report
+                return report
             }
         } catch let error as PersistenceError where error.code == .corrupt {
             // After meeting a damaged page SQLite may fail to end the read transaction too (it is rolled back

@@ -1,0 +1,115 @@
+/// One delete and everything its rules reach, decided before anything changes: every record `cascade` reaches (to
+/// any depth; each record once, so cycles end), then `deny` (refusing with nothing changed) and `nullify` over what
+/// remains; only then are references set to `nil` and records deleted.
+struct GraphDeletion<Access: RecordValueAccess> {
+    /// How many foreign-key values one lookup of referring records binds.
+    static var lookupBatch: Int { 500 }
+
+    let access: Access
+    let graph: ModelGraph
+    let root: Int
+    let rootKeys: [Value]
+    /// The primary keys of the records to delete, by entity position, as a set and in the order found.
+    private var doomed: [Set<Value>]
+    private var order: [[Value]]
+
+    /// A deletion of the `root` entity's records with these primary keys, all stored (the result counts each once).
+    init(_ access: Access, root: Int, keys: [Value]) {
+        self.access = access
+        graph = access.graph
+        self.root = root
+        rootKeys = keys
+        doomed = Array(repeating: [], count: graph.types.count)
+        order = Array(repeating: [], count: graph.types.count)
+    }
+
+    /// Applies the rules and deletes; returns how many of the root keys were deleted.
+    mutating func run() throws -> Int {
+        let roots = doom(rootKeys, at: root)
+        guard !roots.isEmpty else { return 0 }
+        var pending: [(position: Int, keys: [Value])] = [(root, roots)]
+        // Everything `cascade` reaches.
+        while let (position, keys) = pending.popLast() {
+            for referrer in graph.referrers[position] where referrer.rule == .cascade {
+                var found: [Value] = []
+                let sourceKey = graph.layouts[referrer.source].primaryKeyIndex
+                try forEachReferring(referrer, to: keys) { values in
+                    found.append(values[sourceKey])
+                }
+                let fresh = doom(found, at: referrer.source)
+                if !fresh.isEmpty { pending.append((referrer.source, fresh)) }
+            }
+        }
+        // What the other rules do to the records that stay.
+        var nullified: [Int: [Value: [Value]]] = [:]
+        for position in doomed.indices where !order[position].isEmpty {
+            for referrer in graph.referrers[position] where referrer.rule == .deny || referrer.rule == .nullify {
+                let sourceKey = graph.layouts[referrer.source].primaryKeyIndex
+                try forEachReferring(referrer, to: order[position]) { values in
+                    let key = values[sourceKey]
+                    guard !doomed[referrer.source].contains(key) else { return }
+                    if referrer.rule == .deny {
+                        throw PersistenceError(
+                            .deleteDenied,
+                            "'\(graph.layouts[referrer.source].entity.name)' records refer to a '\(graph.layouts[position].entity.name)' record to delete through '\(referrer.name)', whose delete rule is deny"
+                        )
+                    }
+                    var record = nullified[referrer.source]?[key] ?? values
+                    record[referrer.foreignKey] = .null
+                    nullified[referrer.source, default: [:]][key] = record
+                }
+            }
+        }
+        for (source, records) in nullified.sorted(by: { $0.key < $1.key }) {
+            for values in records.values {
+                try CancellationFlag.checkCurrent()
+                try replace(graph.types[source], values)
+            }
+        }
+        for position in order.indices {
+            for key in order[position] {
+                try CancellationFlag.checkCurrent()
+                try delete(graph.types[position], key)
+            }
+        }
+        return roots.count
+    }
+
+    /// The keys among `keys` not yet doomed, which are now.
+    private mutating func doom(_ keys: [Value], at position: Int) -> [Value] {
+        var fresh: [Value] = []
+        for key in keys where doomed[position].insert(key).inserted {
+            fresh.append(key)
+        }
+        order[position].append(contentsOf: fresh)
+        return fresh
+    }
+
+    /// Calls `body` with each record whose foreign key of `referrer` names one of `keys`.
+    private func forEachReferring(
+        _ referrer: ModelGraph.Referrer, to keys: [Value], _ body: ([Value]) throws -> Void
+    ) throws {
+        let attribute = graph.layouts[referrer.source].names[referrer.foreignKey]
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(start + Self.lookupBatch, keys.endIndex)
+            let condition: Condition =
+                end - start == 1
+                ? .comparison(attribute, .equal, keys[start]) : .oneOf(attribute, Array(keys[start..<end]))
+            try visit(graph.types[referrer.source], condition, body)
+            start = end
+        }
+    }
+
+    private func visit<T: Entity>(_ type: T.Type, _ condition: Condition, _ body: ([Value]) throws -> Void) throws {
+        try access.forEachRecordValues(type, where: condition, body)
+    }
+
+    private func replace<T: Entity>(_ type: T.Type, _ values: [Value]) throws {
+        try access.replaceRecord(type, values: values)
+    }
+
+    private func delete<T: Entity>(_ type: T.Type, _ key: Value) throws {
+        _ = try access.deleteRecord(type, key: key)
+    }
+}

@@ -1,0 +1,99 @@
+/// The relationships of a model, resolved to entity positions and attribute positions: what a write looks up to
+/// check a foreign key or to apply delete rules, built once per database.
+///
+/// Building it checks what a single entity's description can't: each relationship's target is in the model, a
+/// foreign key has the target's primary-key type, and a to-many's inverse is a to-one of its target that refers
+/// back.
+package struct ModelGraph: Sendable {
+    /// A to-one of an entity: where its foreign key sits in the entity's records, and which entity it refers to.
+    package struct Reference: Sendable {
+        /// The relationship's name.
+        package let name: String
+        /// The foreign key's position in the entity's layout.
+        package let foreignKey: Int
+        /// The target entity's position in the model.
+        package let target: Int
+    }
+
+    /// A to-one of some entity (this one included) that refers to an entity: who to visit when one of its records
+    /// is deleted.
+    package struct Referrer: Sendable {
+        /// The referring entity's position in the model.
+        package let source: Int
+        /// The relationship's name.
+        package let name: String
+        /// The foreign key's position in the referring entity's layout.
+        package let foreignKey: Int
+        /// What deleting a referred record does to the referring ones.
+        package let rule: DeleteRule
+    }
+
+    /// The model's entity types, in model order.
+    package let types: [any Entity.Type]
+    /// Their layouts, in model order.
+    package let layouts: [RecordLayout]
+    /// Finds an entity type's position.
+    package let positions: EntityPositions
+    /// Each entity's to-ones, by entity position.
+    package let references: [[Reference]]
+    /// The to-ones that refer to each entity, by entity position.
+    package let referrers: [[Referrer]]
+    /// Whether the model declares no relationship at all: then no write needs to look anything up.
+    package let isEmpty: Bool
+
+    /// Resolves and checks the relationships of a model whose layouts are `layouts` (in model order).
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` (``PersistenceError/Code/unknownEntity`` for a target not in
+    ///   the model) naming the entity and relationship.
+    package init(model: Model, layouts: [RecordLayout]) throws {
+        types = model.entities
+        self.layouts = layouts
+        positions = EntityPositions(model)
+        var byName: [String: Int] = [:]
+        for (position, layout) in layouts.enumerated() { byName[layout.entity.name] = position }
+        var references = [[Reference]](repeating: [], count: layouts.count)
+        var referrers = [[Referrer]](repeating: [], count: layouts.count)
+        for (position, layout) in layouts.enumerated() {
+            let entity = layout.entity
+            for relationship in entity.relationships {
+                let label = "relationship '\(entity.name).\(relationship.name)'"
+                guard let target = byName[relationship.target] else {
+                    throw PersistenceError(
+                        .unknownEntity, "\(label) leads to '\(relationship.target)', which is not in the model")
+                }
+                let targetEntity = layouts[target].entity
+                switch relationship.kind {
+                case .toOne:
+                    guard let name = relationship.foreignKey, let foreignKey = layout.position(of: name),
+                        let rule = relationship.deleteRule
+                    else { throw PersistenceError(.invalidSchema, "\(label) has no foreign key or delete rule") }
+                    guard layout.types[foreignKey] == targetEntity.primaryKeyAttribute?.type else {
+                        throw PersistenceError(
+                            .invalidSchema,
+                            "the foreign key '\(name)' of \(label) must have the type of '\(targetEntity.name)'s primary key"
+                        )
+                    }
+                    references[position].append(
+                        Reference(name: relationship.name, foreignKey: foreignKey, target: target))
+                    referrers[target].append(
+                        Referrer(source: position, name: relationship.name, foreignKey: foreignKey, rule: rule))
+                case .toMany:
+                    let inverse = relationship.inverse.flatMap { targetEntity.relationship(named: $0) }
+                    guard let inverse, inverse.kind == .toOne, inverse.target == entity.name else {
+                        throw PersistenceError(
+                            .invalidSchema,
+                            "\(label) names inverse '\(relationship.inverse ?? "")', which is not a to-one of '\(targetEntity.name)' leading back to '\(entity.name)'"
+                        )
+                    }
+                }
+            }
+        }
+        self.references = references
+        self.referrers = referrers
+        isEmpty = references.allSatisfy(\.isEmpty)
+    }
+
+    /// The model's graph from its (cached) layouts.
+    package init(model: Model) throws {
+        try self.init(model: model, layouts: model.describedLayouts())
+    }
+}

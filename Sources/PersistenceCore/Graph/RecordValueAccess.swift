@@ -1,0 +1,105 @@
+/// What every backend's context offers below entity values: records as arrays of stored values, read, replaced,
+/// looked up and deleted without the rules of relationships. The core builds on it what is written once for every
+/// backend — delete rules, foreign-key checks (``ModelGraph``), reconciling.
+package protocol RecordValueAccess: AnyObject {
+    /// The relationships of the database's model.
+    var graph: ModelGraph { get }
+
+    /// Calls `body` with the values (in layout order) of each record of `type` matching `condition` (all when
+    /// `nil`); `body` must not change the store.
+    func forEachRecordValues<E: Entity>(_ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void)
+        throws
+
+    /// Whether a record of `type` has the primary key whose stored value is `key`.
+    func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
+
+    /// Replaces the stored record of `type` that has the primary key in `values` (which it has) with `values`,
+    /// keeping indexes and observers up to date; no foreign key is checked.
+    func replaceRecord<E: Entity>(_ type: E.Type, values: [Value]) throws
+
+    /// Deletes the record of `type` whose primary key's stored value is `key`, applying no delete rule; returns
+    /// whether there was one.
+    func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
+
+    /// Throws what a write would throw here: ``PersistenceError/Code/contextExpired`` after the block,
+    /// ``PersistenceError/Code/readOnly`` in a read.
+    func requireWritable() throws
+}
+
+extension RecordValueAccess {
+    /// Checks the foreign keys of a record of `type` about to be written: each non-`nil` one names a stored record
+    /// of its target (or this record itself).
+    /// - Throws: ``PersistenceError/Code/referenceNotFound`` naming the entity and relationship.
+    @inline(__always)
+    package func checkReferences<E: Entity>(_ values: [Value], of type: E.Type) throws {
+        guard !graph.isEmpty else { return }
+        let position = try graph.positions.position(of: type)
+        let references = graph.references[position]
+        guard !references.isEmpty else { return }
+        try checkReferences(values, references, at: position)
+    }
+
+    private func checkReferences(_ values: [Value], _ references: [ModelGraph.Reference], at position: Int) throws {
+        for reference in references {
+            let key = values[reference.foreignKey]
+            if key == .null { continue }
+            if reference.target == position, key == values[graph.layouts[position].primaryKeyIndex] { continue }
+            guard try contains(graph.types[reference.target], key) else {
+                let entity = graph.layouts[position].entity.name
+                throw PersistenceError(
+                    .referenceNotFound,
+                    "a '\(entity)' record's relationship '\(reference.name)' names a '\(graph.layouts[reference.target].entity.name)' record that doesn't exist"
+                )
+            }
+        }
+    }
+
+    private func contains<T: Entity>(_ type: T.Type, _ key: Value) throws -> Bool {
+        try containsRecord(type, key: key)
+    }
+
+    /// Whether deleting records of `type` has rules to apply: some to-one refers to the entity.
+    @inline(__always)
+    package func hasDeleteRules<E: Entity>(_ type: E.Type) throws -> Bool {
+        guard !graph.isEmpty else { return false }
+        return try !graph.referrers[graph.positions.position(of: type)].isEmpty
+    }
+
+    /// Deletes the record of `type` whose primary key's stored value is `key`, applying the delete rules of the
+    /// to-ones that refer to it; returns whether there was one.
+    package func deleteRecordFollowingRules<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
+        guard try hasDeleteRules(type) else { return try deleteRecord(type, key: key) }
+        try requireWritable()
+        return try deleteFollowingRules(type, keys: [key]) > 0
+    }
+
+    /// Deletes the records of `type` matching `condition` (all when `nil`) and applies the delete rules of the
+    /// to-ones that refer to them (``DeleteRule``); returns how many records of `type` matched.
+    package func deleteFollowingRules<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        try requireWritable()
+        let position = try graph.positions.position(of: type)
+        let primaryKey = graph.layouts[position].primaryKeyIndex
+        var keys: [Value] = []
+        try forEachRecordValues(type, where: condition) { keys.append($0[primaryKey]) }
+        var deletion = GraphDeletion(self, root: position, keys: keys)
+        return try deletion.run()
+    }
+
+    /// Deletes the records of `type` with these primary keys (their stored values) and applies the delete rules of
+    /// the to-ones that refer to them; returns how many there were.
+    package func deleteFollowingRules<E: Entity>(_ type: E.Type, keys: [Value]) throws -> Int {
+        try requireWritable()
+        guard try hasDeleteRules(type) else {
+            var count = 0
+            for key in keys {
+                try CancellationFlag.checkCurrent()
+                if try deleteRecord(type, key: key) { count += 1 }
+            }
+            return count
+        }
+        let position = try graph.positions.position(of: type)
+        let stored = try keys.filter { try containsRecord(type, key: $0) }
+        var deletion = GraphDeletion(self, root: position, keys: stored)
+        return try deletion.run()
+    }
+}

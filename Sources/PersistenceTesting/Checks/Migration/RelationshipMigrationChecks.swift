@@ -1,0 +1,92 @@
+import Foundation
+import PersistenceCore
+import Testing
+
+/// Relationships across model versions: declared on old records, their delete rules changed — schema changes that
+/// migrate without code, on every backend.
+enum RelationshipMigrationChecks {
+    static let all: [MigrationConformanceCheck] = [
+        MigrationConformanceCheck("inferred: declares a relationship on old records, then changes its rule") {
+            try declaresAndChanges($0)
+        }
+    ]
+
+    enum V1 {
+        struct Team: Entity, Equatable {
+            var id: Int64
+            var name: String
+        }
+
+        struct Player: Entity, Equatable {
+            var id: Int64
+            var teamID: Int64?
+        }
+    }
+
+    enum V2 {
+        struct Team: Entity, Equatable {
+            var id: Int64
+            var name: String
+            static let relationships: [Relationship] = [.toMany("players", Player.self, inverse: "team")]
+        }
+
+        struct Player: Entity, Equatable {
+            var id: Int64
+            var teamID: Int64?
+            static let relationships: [Relationship] = [
+                .toOne("team", Team.self, foreignKey: "teamID", onDelete: .cascade)
+            ]
+        }
+    }
+
+    enum V3 {
+        struct Team: Entity, Equatable {
+            var id: Int64
+            var name: String
+        }
+
+        struct Player: Entity, Equatable {
+            var id: Int64
+            var teamID: Int64?
+            static let relationships: [Relationship] = [
+                .toOne("team", Team.self, foreignKey: "teamID", onDelete: .nullify)
+            ]
+        }
+    }
+
+    static func declaresAndChanges(_ stores: MigrationStores) throws {
+        try stores.seed("League", Model(version: 1, entities: [V1.Team.self, V1.Player.self])) { db in
+            try db.create([V1.Team(id: 1, name: "Ajax"), V1.Team(id: 2, name: "Benfica")])
+            // Player 3's team was never there: the old data breaks the relationship about to be declared.
+            try db.create([V1.Player(id: 1, teamID: 1), V1.Player(id: 2, teamID: 2), V1.Player(id: 3, teamID: 9)])
+        }
+        let v2 = Model(version: 2, entities: [V2.Team.self, V2.Player.self])
+        // Declaring a relationship changes the stored schema: the same version is refused, naming it.
+        let refused = expectError(.migrationRequired) {
+            try stores.open("League", Model(version: 1, entities: v2.entities))
+        }
+        #expect(refused?.message.contains("Player.team") == true, "\(String(describing: refused))")
+
+        let opened = try stores.open("League", v2)
+        #expect(opened.report?.steps.first?.kind == .inferred)
+        let db = opened.database
+        // Old records keep their foreign keys; the one that names no team is reported, not dropped.
+        let problems = try db.verify().problems
+        #expect(problems.map(\.kind) == [.danglingReference] && problems.first?.primaryKey == "3", "\(problems)")
+        #expect(try opened.indexNames().contains { $0.contains("teamID") })
+        try db.delete(V2.Team.self, id: 1)
+        #expect(try db.recover(V2.Player.self).map(\.id) == [2, 3])
+        try db.delete(V2.Player.self, id: 3)
+        try db.close()
+
+        // Changing the delete rule is a schema change too; the new rule applies after the migration.
+        let v3 = try stores.open("League", Model(version: 3, entities: [V3.Team.self, V3.Player.self]))
+        try v3.database.delete(V3.Team.self, id: 2)
+        #expect(try v3.database.recover(V3.Player.self) == [V3.Player(id: 2, teamID: nil)])
+        #expect(try v3.database.verify().isSound)
+        try v3.database.close()
+        let again = try stores.open("League", Model(version: 3, entities: [V3.Team.self, V3.Player.self]))
+        #expect(again.report == nil)
+        try again.database.close()
+    }
+}

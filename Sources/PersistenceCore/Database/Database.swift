@@ -42,8 +42,9 @@ public protocol Database<Context>: Sendable {
 
     /// Checks that the whole store is sound and reports every problem it finds, without changing anything.
     ///
-    /// It reads the entire store in one read transaction — every record, every index entry, the stored schema and
-    /// metadata, and whatever consistency check the storage engine has — so it takes time proportional to the
+    /// It reads the entire store in one read transaction — every record, every index entry, every foreign key
+    /// (``VerificationProblem/Kind/danglingReference``), the stored schema and metadata, and whatever consistency
+    /// check the storage engine has — so it takes time proportional to the
     /// store's size, and its memory does not grow with the number of records. Writes may go on meanwhile; the
     /// check sees the snapshot its transaction started with. It does not repair anything: restore from a backup,
     /// or export what reads correctly. A report names entities, attributes, indexes and primary keys, never

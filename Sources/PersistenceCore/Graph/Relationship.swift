@@ -10,7 +10,7 @@
 ///   refer to itself.)
 /// - **On delete** of a target, the to-one's ``DeleteRule`` decides what happens to the records that refer to it —
 ///   `cascade`, `nullify`, `deny` or `noAction` — inside the same write, to any depth, safe on cycles.
-/// - ``Database/verify()`` reports references that name no record (left by `noAction`, raw SQL or raw keys).
+/// - ``Database/verify()-6cqst`` reports references that name no record (left by `noAction`, raw SQL or raw keys).
 ///
 /// The to-one side declares the rule, as SQL's `FOREIGN KEY … ON DELETE` does; the other side may declare the
 /// inverse to-many, to name the relationship from the parent:
@@ -105,7 +105,7 @@ public enum DeleteRule: String, Sendable, Hashable, Codable, CaseIterable {
     /// Refuse the delete with ``PersistenceError/Code/deleteDenied`` while records refer to it (records deleted by
     /// the same delete don't count), changing nothing.
     case deny
-    /// Leave the references as they are: they then name no record (``Database/verify()`` reports them) until the
+    /// Leave the references as they are: they then name no record (``Database/verify()-6cqst`` reports them) until the
     /// app fixes them. Updating such a record without fixing its reference is
     /// ``PersistenceError/Code/referenceNotFound``.
     case noAction

@@ -43,6 +43,12 @@ package struct SQLConditionCompiler {
         names = layout.names
     }
 
+    /// A compiler whose values are bound after `arguments` (a statement's earlier part), numbering on from them.
+    package init(dialect: SQLDialect, layout: RecordLayout, continuing arguments: [Value]) {
+        self.init(dialect: dialect, layout: layout)
+        self.arguments = arguments
+    }
+
     /// The quoted column at a layout position.
     package func column(_ position: Int) -> String { quote(names[position]) }
 

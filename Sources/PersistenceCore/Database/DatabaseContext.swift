@@ -38,6 +38,14 @@ public protocol DatabaseContext {
     /// How many records match the condition (all when `nil`).
     func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int
 
+    /// Aggregates — counts, sums, extremes, averages — over the records matching the query's condition, alone or
+    /// per group, computed by the backend (in SQL, or in one streaming pass); see ``AggregateQuery`` and
+    /// ``Aggregate`` for the semantics, the same on every backend.
+    /// - Throws: ``PersistenceError/Code/unknownAttribute``, ``PersistenceError/Code/typeMismatch`` or
+    ///   ``PersistenceError/Code/invalidArgument`` for a query that doesn't fit the entity, before reading;
+    ///   ``PersistenceError/Code/invalidValue`` when an integer sum leaves `Int64`.
+    func aggregate<E: Entity>(_ type: E.Type, query: AggregateQuery) throws -> [AggregateRow]
+
     /// Replaces the stored record that has the entity's primary key.
     /// - Throws: ``PersistenceError/Code/notFound`` when there is none.
     func update<E: Entity>(_ entity: E) throws

@@ -250,6 +250,11 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
         if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
+        return try deleteRecords(type, where: condition)
+    }
+
+    package func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        try use(writing: true)
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("delete matching", entity: store.layout.entity.name)
         guard let condition else {

@@ -429,6 +429,11 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
         if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
+        return try deleteRecords(type, where: condition)
+    }
+
+    package func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        try use(writing: true)
         let table = try tables.table(for: E.self)
         var compiler = PostgresConditionCompiler(table: table)
         var sql = compiler.statement("DELETE FROM", where: try condition?.resolve(in: table.layout))

@@ -355,8 +355,13 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
-        let connection = try use(writing: true)
+        _ = try use(writing: true)
         if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
+        return try deleteRecords(type, where: condition)
+    }
+
+    package func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
         var compiler = ConditionCompiler(mapping: mapping)
         var sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))

@@ -9,7 +9,7 @@ struct RunCommand: ParsableCommand {
         abstract: "Run the workloads (the default command)."
     )
 
-    @Option(help: "N: records per workload (S8 migrates N records too, R1 reconciles N).")
+    @Option(help: "N: records per workload (S8 migrates N records too, R1 reconciles N, G1 cascades to N).")
     var n = 100_000
 
     @Option(help: "Random point lookups in S3 and L4.")
@@ -30,12 +30,16 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Records the migration workload (M2) migrates; 0 skips it. Ours also migrates a tenth as many.")
     var migrationRows = 1_000_000
 
+    @Option(help: "Records the aggregate workload (A1) queries; 0 skips it.")
+    var aggregateRows = 1_000_000
+
     @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
     var commits = 1000
 
     @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, R1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when omitted. \
+            Comma-separated workload ids to run (S1–S8, R1, G1, A1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
+            omitted. \
             P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it).
             """)
     var only: String?
@@ -104,6 +108,10 @@ struct RunCommand: ParsableCommand {
                 rows += try MappingMigrationHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .r1 {
                 rows += try ReconcileHarness(rows: n, runs: runs, scratch: scratch).measure()
+            } else if id == .g1 {
+                rows += try GraphHarness(runs: runs, scratch: scratch).measureCascade(descendants: n)
+            } else if id == .a1, aggregateRows > 0 {
+                rows += try GraphHarness(runs: runs, scratch: scratch).measureAggregates(records: aggregateRows)
             } else if id == .m, memoryRows > 0 {
                 rows += try MemoryHarness(rows: memoryRows, scratch: scratch).measure()
             } else if id == .m2, migrationRows > 0 {

@@ -13,6 +13,8 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case s7 = "S7"
     case s8 = "S8"
     case r1 = "R1"
+    case g1 = "G1"
+    case a1 = "A1"
     case p1 = "P1"
     case p2 = "P2"
     case p3 = "P3"

@@ -12,6 +12,9 @@ struct GraphDeletion<Access: RecordValueAccess> {
     /// The primary keys of the records to delete, by entity position, as a set and in the order found.
     private var doomed: [Set<Value>]
     private var order: [[Value]]
+    /// Cascades to entities nothing depends on (``ModelGraph/sweepable``): deleted by their foreign key's values,
+    /// unread.
+    private var sweeps: [(referrer: ModelGraph.Referrer, keys: [Value])] = []
 
     /// A deletion of the `root` entity's records with these primary keys, all stored (the result counts each once).
     init(_ access: Access, root: Int, keys: [Value]) {
@@ -31,6 +34,10 @@ struct GraphDeletion<Access: RecordValueAccess> {
         // Everything `cascade` reaches.
         while let (position, keys) = pending.popLast() {
             for referrer in graph.referrers[position] where referrer.rule == .cascade {
+                if graph.sweepable[referrer.source] {
+                    sweeps.append((referrer, keys))
+                    continue
+                }
                 var found: [Value] = []
                 let sourceKey = graph.layouts[referrer.source].primaryKeyIndex
                 try forEachReferring(referrer, to: keys) { values in
@@ -66,6 +73,12 @@ struct GraphDeletion<Access: RecordValueAccess> {
                 try replace(graph.types[source], values)
             }
         }
+        for sweep in sweeps {
+            try forEachBatch(of: sweep.keys, attribute: attribute(of: sweep.referrer)) { condition in
+                try CancellationFlag.checkCurrent()
+                try deleteMatching(graph.types[sweep.referrer.source], condition)
+            }
+        }
         for position in order.indices {
             for key in order[position] {
                 try CancellationFlag.checkCurrent()
@@ -89,14 +102,24 @@ struct GraphDeletion<Access: RecordValueAccess> {
     private func forEachReferring(
         _ referrer: ModelGraph.Referrer, to keys: [Value], _ body: ([Value]) throws -> Void
     ) throws {
-        let attribute = graph.layouts[referrer.source].names[referrer.foreignKey]
+        try forEachBatch(of: keys, attribute: attribute(of: referrer)) { condition in
+            try visit(graph.types[referrer.source], condition, body)
+        }
+    }
+
+    /// The name of a referrer's foreign key.
+    private func attribute(of referrer: ModelGraph.Referrer) -> String {
+        graph.layouts[referrer.source].names[referrer.foreignKey]
+    }
+
+    /// Calls `body` with conditions matching `attribute` to `keys`, ``lookupBatch`` keys at a time.
+    private func forEachBatch(of keys: [Value], attribute: String, _ body: (Condition) throws -> Void) throws {
         var start = keys.startIndex
         while start < keys.endIndex {
             let end = min(start + Self.lookupBatch, keys.endIndex)
-            let condition: Condition =
+            try body(
                 end - start == 1
-                ? .comparison(attribute, .equal, keys[start]) : .oneOf(attribute, Array(keys[start..<end]))
-            try visit(graph.types[referrer.source], condition, body)
+                    ? .comparison(attribute, .equal, keys[start]) : .oneOf(attribute, Array(keys[start..<end])))
             start = end
         }
     }
@@ -107,6 +130,10 @@ struct GraphDeletion<Access: RecordValueAccess> {
 
     private func replace<T: Entity>(_ type: T.Type, _ values: [Value]) throws {
         try access.replaceRecord(type, values: values)
+    }
+
+    private func deleteMatching<T: Entity>(_ type: T.Type, _ condition: Condition) throws {
+        _ = try access.deleteRecords(type, where: condition)
     }
 
     private func delete<T: Entity>(_ type: T.Type, _ key: Value) throws {

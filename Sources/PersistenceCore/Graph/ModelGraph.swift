@@ -4,7 +4,7 @@
 /// Building it checks what a single entity's description can't: each relationship's target is in the model, a
 /// foreign key has the target's primary-key type, and a to-many's inverse is a to-one of its target that refers
 /// back.
-package struct ModelGraph: Sendable {
+package final class ModelGraph: Sendable {
     /// A to-one of an entity: where its foreign key sits in the entity's records, and which entity it refers to.
     package struct Reference: Sendable {
         /// The relationship's name.
@@ -40,6 +40,10 @@ package struct ModelGraph: Sendable {
     package let referrers: [[Referrer]]
     /// Whether the model declares no relationship at all: then no write needs to look anything up.
     package let isEmpty: Bool
+    /// By entity position: whether a cascade may delete the entity's records by a condition on their foreign key,
+    /// without reading them — nothing refers to the entity, and none of its to-ones denies or nullifies, so no
+    /// rule needs to know which of its records go.
+    package let sweepable: [Bool]
 
     /// Resolves and checks the relationships of a model whose layouts are `layouts` (in model order).
     /// - Throws: ``PersistenceError/Code/invalidSchema`` (``PersistenceError/Code/unknownEntity`` for a target not in
@@ -90,10 +94,17 @@ package struct ModelGraph: Sendable {
         self.references = references
         self.referrers = referrers
         isEmpty = references.allSatisfy(\.isEmpty)
+        var sweepable = referrers.map(\.isEmpty)
+        for referrers in referrers {
+            for referrer in referrers where referrer.rule == .deny || referrer.rule == .nullify {
+                sweepable[referrer.source] = false
+            }
+        }
+        self.sweepable = sweepable
     }
 
     /// The model's graph from its (cached) layouts.
-    package init(model: Model) throws {
+    package convenience init(model: Model) throws {
         try self.init(model: model, layouts: model.describedLayouts())
     }
 }

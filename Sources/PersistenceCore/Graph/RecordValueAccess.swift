@@ -21,6 +21,10 @@ package protocol RecordValueAccess: AnyObject {
     /// whether there was one.
     func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
 
+    /// Deletes the records of `type` matching `condition` (all when `nil`), applying no delete rule; returns how
+    /// many.
+    func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int
+
     /// Throws what a write would throw here: ``PersistenceError/Code/contextExpired`` after the block,
     /// ``PersistenceError/Code/readOnly`` in a read.
     func requireWritable() throws

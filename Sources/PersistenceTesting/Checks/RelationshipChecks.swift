@@ -21,6 +21,9 @@ enum RelationshipChecks {
         graph("tells observers of what a cascade deleted and a nullify changed") { try await observed($0) },
         examples("models Core Data's Department and Employee") { try departments($0) },
         examples("models Realm's Person and Dog, and a required to-one") { try dogsAndBooks($0) },
+        examples("deletes what nothing else depends on by its foreign key, and tells observers") {
+            try await swept($0)
+        },
         ConformanceCheck("refuses relationships that don't fit the model") { backend, directory in
             try await refusals(backend, directory)
         },
@@ -281,6 +284,26 @@ enum RelationshipChecks {
         try db.delete(G.Book.self, id: 1)
         #expect(try db.delete(G.Author.self, id: "le-guin"))
         #expect(try db.verify().isSound)
+    }
+
+    static func swept(_ db: some Database) async throws {
+        // Dogs depend on nothing else: a cascade deletes them by `ownerID` without reading them first.
+        let owners = (0..<3).map { G.Owner(id: UUID(), name: "owner \($0)") }
+        try db.create(owners)
+        var dogs: [G.Dog] = []
+        for (index, owner) in owners.enumerated() {
+            for number in 0..<(index == 0 ? 1_200 : 5) {
+                dogs.append(G.Dog(id: UUID(), name: "dog \(number)", ownerID: owner.id))
+            }
+        }
+        try db.create(dogs)
+        var changes = db.changes(of: G.Dog.self).makeAsyncIterator()
+        #expect(try db.delete(G.Owner.self, where: Field("name") != "owner 2") == 2)
+        let deleted = await changes.next()?.deleted ?? []
+        let expected = dogs.filter { $0.ownerID != owners[2].id }.map(\.id)
+        #expect(Set(deleted) == Set(expected) && deleted.count == expected.count)
+        #expect(try db.recover(G.Dog.self).map(\.ownerID) == Array(repeating: owners[2].id, count: 5))
+        #expect(try await db.verify().isSound)
     }
 
     static func refusals(_ backend: any ConformanceBackend, _ directory: URL) async throws {

@@ -1,0 +1,60 @@
+import Foundation
+import Workloads
+
+/// G1 (cascade delete) and A1 (aggregates): every implementation runs the workload `runs` times, the order rotating
+/// every round, each run in a fresh folder and verified; the rows hold the medians.
+struct GraphHarness {
+    let runs: Int
+    let scratch: ScratchDirectory
+
+    /// G1: one author with `descendants` posts and comments deleted by cascade.
+    func measureCascade(descendants: Int) throws -> [ResultRow] {
+        let input = CascadeInput(descendants: descendants)
+        progress("G1: deleting 1 author with \(input.deleted - 1) descendants")
+        return try measure(
+            workload: CascadeSubject.workload, subjects: CascadeSubject.allCases.map(\.rawValue),
+            operations: input.deleted, target: .cascade
+        ) { index, folder in
+            try CascadeSubject.allCases[index].run(input, directory: folder)
+        }
+    }
+
+    /// A1: three aggregate queries over `records` sales.
+    func measureAggregates(records: Int) throws -> [ResultRow] {
+        let input = AggregateInput(count: records)
+        progress("A1: three aggregate queries over \(input.sales.count) records")
+        return try measure(
+            workload: AggregateSubject.workload, subjects: AggregateSubject.allCases.map(\.rawValue),
+            operations: input.sales.count, target: .aggregates
+        ) { index, folder in
+            try AggregateSubject.allCases[index].run(input, directory: folder)
+        }
+    }
+
+    /// Runs each subject (`subjects[0]` is raw, `subjects[1]` ours) `runs` times; ratios are to raw.
+    private func measure(
+        workload: String, subjects: [String], operations: Int, target: Target,
+        run: (Int, URL) throws -> Double
+    ) throws -> [ResultRow] {
+        var times = Array(repeating: [Double](), count: subjects.count)
+        for round in 0..<runs {
+            var line: [String] = []
+            for offset in subjects.indices {
+                let index = (offset + round) % subjects.count
+                let folder = try scratch.fresh("\(workload)-\(subjects[index])")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let seconds = try run(index, folder)
+                times[index].append(seconds)
+                line.append("\(subjects[index]) \(seconds.secondsText) s")
+            }
+            progress("\(workload) run \(round + 1)/\(runs): " + line.joined(separator: " · "))
+        }
+        let medians = times.map(median)
+        return subjects.indices.map { index in
+            ResultRow(
+                workload: workload, implementation: subjects[index], medianSeconds: medians[index],
+                operations: operations, ratioVsRaw: medians[index] / medians[0],
+                target: subjects[index] == "ours" ? target : nil, records: operations)
+        }
+    }
+}

@@ -216,12 +216,12 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     }
 
     package func forEachRecordValues<E: Entity>(
-        _ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void
+        _ type: E.Type, query: Query, _ body: ([Value]) throws -> Void
     ) throws {
         try use(writing: false)
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("query", entity: store.layout.entity.name)
-        try visitSelected(Query(where: condition).resolve(in: store.layout), store, body)
+        try visitSelected(query.resolve(in: store.layout), store, body)
     }
 
     // MARK: - Savepoints

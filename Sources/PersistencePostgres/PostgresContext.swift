@@ -261,11 +261,11 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     }
 
     package func forEachRecordValues<E: Entity>(
-        _ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void
+        _ type: E.Type, query: Query, _ body: ([Value]) throws -> Void
     ) throws {
         let table = try tables.table(for: E.self)
         var values: [Value] = []
-        try forEachRow(of: table, query: Query(where: condition)) { row in
+        try forEachRow(of: table, query: query) { row in
             try row.read(as: table.classes, into: &values)
             try body(values)
         }

@@ -58,6 +58,29 @@ package struct SQLConditionCompiler {
         return dialect.placeholder(arguments.count)
     }
 
+    /// `SELECT columns FROM table WHERE … ORDER BY order` for a checked query, without its window (`LIMIT` and
+    /// `OFFSET` differ by dialect). A limit per value ranks each value's records in the query's order and keeps
+    /// the first ones:
+    ///
+    /// ```sql
+    /// SELECT cols FROM (SELECT cols, ROW_NUMBER() OVER (PARTITION BY "a" ORDER BY …) AS persistence_rank
+    ///                   FROM "T" WHERE …) AS persistence_ranked
+    /// WHERE persistence_rank <= ? ORDER BY …
+    /// ```
+    package mutating func select(columns: String, from table: String, _ query: ResolvedQuery, order: String)
+        -> String
+    {
+        let filter = query.condition.map { " WHERE " + compile($0) } ?? ""
+        guard let perValue = query.limitPerValue else {
+            return "SELECT \(columns) FROM \(table)\(filter) ORDER BY \(order)"
+        }
+        let ranked =
+            "SELECT \(columns), ROW_NUMBER() OVER (PARTITION BY \(column(perValue.position)) ORDER BY \(order)) "
+            + "AS persistence_rank FROM \(table)\(filter)"
+        return "SELECT \(columns) FROM (\(ranked)) AS persistence_ranked WHERE persistence_rank <= "
+            + "\(bind(.integer(Int64(perValue.limit)))) ORDER BY \(order)"
+    }
+
     package mutating func compile(_ condition: ResolvedCondition) -> String {
         switch condition {
         case .comparison(let at, let op, let value):

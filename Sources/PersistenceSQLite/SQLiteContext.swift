@@ -198,10 +198,10 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     }
 
     package func forEachRecordValues<E: Entity>(
-        _ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void
+        _ type: E.Type, query: Query, _ body: ([Value]) throws -> Void
     ) throws {
         var values: [Value] = []
-        try forEachRow(of: type, query: Query(where: condition)) { statement, _ in
+        try forEachRow(of: type, query: query) { statement, _ in
             statement.readRow(into: &values)
             try body(values)
         }

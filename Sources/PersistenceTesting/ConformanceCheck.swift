@@ -52,7 +52,7 @@ public enum ConformanceSuite {
         + TransactionChecks.all + StorageChecks.all
         + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all + VerificationChecks.all
         + ObservationChecks.all + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
-        + HandWrittenRecordChecks.all + RelationshipChecks.all + AggregateChecks.all
+        + HandWrittenRecordChecks.all + RelationshipChecks.all + AggregateChecks.all + GraphLoadingChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

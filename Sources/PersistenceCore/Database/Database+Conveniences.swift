@@ -34,6 +34,16 @@ extension Database {
         try read { try $0.forEach(type, where: condition, sortedBy: sort, limit: limit, offset: offset, body) }
     }
 
+    /// The records a query selects — its condition, order, window and limit per value (``Query/limitPerValue``).
+    public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
+        try read { try $0.recover(type, query: query) }
+    }
+
+    /// Calls `body` with each record a query selects, one at a time, in one read transaction.
+    public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
+        try read { try $0.forEach(type, query: query, body) }
+    }
+
     /// The records whose attribute `key` equals `value`.
     public func recover<E: Entity>(_ type: E.Type = E.self, key: String, value: some ValueConvertible) throws -> [E] {
         try read { try $0.recover(type, key: key, value: value) }

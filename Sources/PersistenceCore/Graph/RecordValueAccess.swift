@@ -5,10 +5,9 @@ package protocol RecordValueAccess: AnyObject {
     /// The relationships of the database's model.
     var graph: ModelGraph { get }
 
-    /// Calls `body` with the values (in layout order) of each record of `type` matching `condition` (all when
-    /// `nil`); `body` must not change the store.
-    func forEachRecordValues<E: Entity>(_ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void)
-        throws
+    /// Calls `body` with the values (in layout order) of each record of `type` that `query` selects, in its order;
+    /// `body` must not change the store.
+    func forEachRecordValues<E: Entity>(_ type: E.Type, query: Query, _ body: ([Value]) throws -> Void) throws
 
     /// Whether a record of `type` has the primary key whose stored value is `key`.
     func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
@@ -31,6 +30,14 @@ package protocol RecordValueAccess: AnyObject {
 }
 
 extension RecordValueAccess {
+    /// Calls `body` with the values of each record of `type` matching `condition` (all when `nil`), in primary-key
+    /// order; `body` must not change the store.
+    package func forEachRecordValues<E: Entity>(
+        _ type: E.Type, where condition: Condition?, _ body: ([Value]) throws -> Void
+    ) throws {
+        try forEachRecordValues(type, query: Query(where: condition), body)
+    }
+
     /// Checks the foreign keys of a record of `type` about to be written: each non-`nil` one names a stored record
     /// of its target (or this record itself).
     /// - Throws: ``PersistenceError/Code/referenceNotFound`` naming the entity and relationship.

@@ -85,7 +85,7 @@ package struct ResolvedAggregateQuery: Sendable {
     /// Computes the result from the matching records, which `records` hands to its body one at a time: one pass,
     /// memory per group. Groups come ordered by their values (`nil` first), as the SQL backends order them.
     package func evaluate(_ records: (_ body: ([Value]) throws -> Void) throws -> Void) throws -> [AggregateRow] {
-        var groupsByKey: [GroupKey: Int] = [:]
+        var groupsByKey: [ValueKey: Int] = [:]
         var keys: [[Value]] = []
         var accumulators: [[Accumulator]] = []
         let fresh = columns.map { Accumulator(column: $0) }
@@ -99,11 +99,11 @@ package struct ResolvedAggregateQuery: Sendable {
                 index = 0
             } else {
                 let key = groups.map { values[$0] }
-                if let known = groupsByKey[GroupKey(values: key)] {
+                if let known = groupsByKey[ValueKey(key)] {
                     index = known
                 } else {
                     index = keys.count
-                    groupsByKey[GroupKey(values: key)] = index
+                    groupsByKey[ValueKey(key)] = index
                     keys.append(key)
                     accumulators.append(fresh)
                 }
@@ -127,33 +127,6 @@ package struct ResolvedAggregateQuery: Sendable {
         }
         let names = self.names
         return rows.map { AggregateRow(names: names, values: $0) }
-    }
-}
-
-/// A group's values as a dictionary key that groups as SQL does: text by its bytes (Swift's `String` equality would
-/// merge composed and decomposed forms that SQL keeps apart), numbers numerically.
-private struct GroupKey: Hashable {
-    let values: [Value]
-
-    static func == (lhs: GroupKey, rhs: GroupKey) -> Bool {
-        zip(lhs.values, rhs.values).allSatisfy { pair in
-            switch pair {
-            case let (.text(a), .text(b)): a.utf8.elementsEqual(b.utf8)
-            default: pair.0.isNull == pair.1.isNull && Value.compare(pair.0, pair.1) == .orderedSame
-            }
-        }
-    }
-
-    func hash(into hasher: inout Hasher) {
-        for value in values {
-            switch value {
-            case .null: hasher.combine(0)
-            case .integer(let integer): hasher.combine(Double(integer))
-            case .real(let real): hasher.combine(real)
-            case .text(let text): for byte in text.utf8 { hasher.combine(byte) }
-            case .blob(let bytes): hasher.combine(bytes)
-            }
-        }
     }
 }
 

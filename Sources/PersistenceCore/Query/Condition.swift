@@ -142,12 +142,41 @@ public struct Query: Sendable, Hashable {
     public var limit: Int?
     /// How many matching records to skip.
     public var offset: Int
+    /// At most this many records for each value of an attribute — the first ones in the query's order — before
+    /// `offset` and `limit` apply to the whole: "each author's 3 latest posts". `nil` for no such limit.
+    public var limitPerValue: LimitPerValue?
 
     /// Creates a query.
-    public init(where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil, offset: Int = 0) {
+    public init(
+        where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil, offset: Int = 0,
+        limitPerValue: LimitPerValue? = nil
+    ) {
         self.condition = condition
         self.sort = sort
         self.limit = limit
         self.offset = offset
+        self.limitPerValue = limitPerValue
+    }
+}
+
+/// A limit on the records a ``Query`` returns for each value of one attribute (SQL's `ROW_NUMBER() OVER (PARTITION
+/// BY …)`): records with equal values — `nil` equal to `nil`, text equal byte for byte — share the limit.
+///
+/// ```swift
+/// // The 3 latest posts of each of these authors, in one query.
+/// let query = Query(
+///     where: Field("authorID").in(authorIDs), sortedBy: [.descending("published")],
+///     limitPerValue: .init("authorID", 3))
+/// ```
+public struct LimitPerValue: Sendable, Hashable {
+    /// The attribute whose values share a limit.
+    public var attribute: String
+    /// The most records per value; 0 returns none.
+    public var limit: Int
+
+    /// At most `limit` records for each value of `attribute`.
+    public init(_ attribute: String, _ limit: Int) {
+        self.attribute = attribute
+        self.limit = limit
     }
 }

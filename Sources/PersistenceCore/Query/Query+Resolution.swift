@@ -20,6 +20,8 @@ package struct ResolvedQuery: Sendable {
     package var sort: [(position: Int, ascending: Bool)]
     package var limit: Int?
     package var offset: Int
+    /// At most `limit` records per value of the attribute at `position` (``Query/limitPerValue``).
+    package var limitPerValue: (position: Int, limit: Int)? = nil
 }
 
 extension Condition {
@@ -95,7 +97,7 @@ extension Condition {
 extension Query {
     /// Checks the query against `layout`.
     /// - Throws: ``PersistenceError/Code/unknownAttribute``, ``PersistenceError/Code/typeMismatch`` or
-    ///   ``PersistenceError/Code/invalidArgument`` (a negative limit or offset).
+    ///   ``PersistenceError/Code/invalidArgument`` (a negative limit, limit per value or offset).
     package func resolve(in layout: RecordLayout) throws -> ResolvedQuery {
         if let limit, limit < 0 { throw PersistenceError(.invalidArgument, "a query's limit can't be negative") }
         guard offset >= 0 else { throw PersistenceError(.invalidArgument, "a query's offset can't be negative") }
@@ -103,7 +105,22 @@ extension Query {
         if !keys.contains(where: { $0.position == layout.primaryKeyIndex }) {
             keys.append((layout.primaryKeyIndex, true))
         }
-        return try ResolvedQuery(condition: condition?.resolve(in: layout), sort: keys, limit: limit, offset: offset)
+        var resolved = try ResolvedQuery(
+            condition: condition?.resolve(in: layout), sort: keys, limit: limit, offset: offset)
+        if let perValue = limitPerValue {
+            guard perValue.limit >= 0 else {
+                throw PersistenceError(.invalidArgument, "a query's limit per value can't be negative")
+            }
+            let position = try layout.requirePosition(of: perValue.attribute)
+            guard layout.types[position] != .codable else {
+                throw PersistenceError(
+                    .typeMismatch,
+                    "attribute '\(perValue.attribute)' holds nested Codable values, which can't share a limit per value"
+                )
+            }
+            resolved.limitPerValue = (position, perValue.limit)
+        }
+        return resolved
     }
 }
 

@@ -72,6 +72,18 @@ extension ResolvedQuery {
     /// Whether the order is the default one: by primary key, ascending.
     package var isPrimaryKeyOrder: Bool { sort.count == 1 && sort[0].ascending }
 
+    /// Keeps the records, in order, that the limit per value allows (all when there is none).
+    package func limitingPerValue(_ ordered: [[Value]]) -> [[Value]] {
+        guard let limitPerValue else { return ordered }
+        var seen: [ValueKey: Int] = [:]
+        return ordered.filter { values in
+            let key = ValueKey(values[limitPerValue.position])
+            let count = seen[key, default: 0]
+            seen[key] = count + 1
+            return count < limitPerValue.limit
+        }
+    }
+
     /// Applies condition, order and window to records in memory — for backends that scan.
     /// - Parameter inPrimaryKeyOrder: The records are already sorted by primary key, so the default order needs
     ///   no sort.
@@ -84,6 +96,7 @@ extension ResolvedQuery {
     package func ordered(_ matching: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
         var matching = matching
         if !(inPrimaryKeyOrder && isPrimaryKeyOrder) { matching.sort(by: areInIncreasingOrder) }
+        matching = limitingPerValue(matching)
         let start = min(offset, matching.count)
         let end = limit.map { start + min($0, matching.count - start) } ?? matching.count
         return Array(matching[start..<end])

@@ -153,7 +153,8 @@ extension LMDBContext {
     func visitSelected(_ query: ResolvedQuery, _ store: EntityStore, _ visit: ([Value]) throws -> Void)
         throws
     {
-        guard query.isPrimaryKeyOrder else {
+        // A limit per value counts records per value in the query's order: over all of them, then windowed.
+        guard query.isPrimaryKeyOrder, query.limitPerValue == nil else {
             let records = try matching(query.condition, store).map(\.values)
             for values in query.ordered(records, inPrimaryKeyOrder: true) { try visit(values) }
             return

@@ -32,12 +32,9 @@ struct PostgresConditionCompiler {
     /// `SELECT … WHERE … ORDER BY … LIMIT $n OFFSET $m` for a checked query; nulls sort first, as on the other
     /// backends.
     mutating func select(_ query: ResolvedQuery) -> String {
-        var sql = "SELECT \(table.columns) FROM \(table.table)"
-        if let condition = query.condition { sql += " WHERE " + compile(condition) }
-        sql +=
-            " ORDER BY "
-            + query.sort.map { "\(column($0.position)) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
+        let order = query.sort.map { "\(column($0.position)) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
             .joined(separator: ", ")
+        var sql = self.sql.select(columns: table.columns, from: table.table, query, order: order)
         if let limit = query.limit { sql += " LIMIT \(bind(.integer(Int64(limit))))" }
         if query.offset > 0 { sql += " OFFSET \(bind(.integer(Int64(query.offset))))" }
         return sql

@@ -27,12 +27,9 @@ struct ConditionCompiler {
 
     /// `SELECT … WHERE … ORDER BY … LIMIT ? OFFSET ?` for a checked query.
     mutating func select(_ query: ResolvedQuery) -> String {
-        var sql = "SELECT \(mapping.columns) FROM \(mapping.table)"
-        if let condition = query.condition { sql += " WHERE " + compile(condition) }
-        sql +=
-            " ORDER BY "
-            + query.sort.map { "\(column($0.position)) \($0.ascending ? "ASC" : "DESC")" }
+        let order = query.sort.map { "\(column($0.position)) \($0.ascending ? "ASC" : "DESC")" }
             .joined(separator: ", ")
+        var sql = self.sql.select(columns: mapping.columns, from: mapping.table, query, order: order)
         if query.limit != nil || query.offset > 0 {
             sql += " LIMIT \(bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(bind(.integer(Int64(query.offset))))"
         }

@@ -1,0 +1,232 @@
+/// A record with the records loaded alongside it through its relationships (``Including``).
+///
+/// Entities stay plain values: what was loaded sits beside the record, typed by what was asked for —
+/// `Loaded<Author, [Post]>`, `Loaded<Post, Author?>`, `Loaded<Author, [Loaded<Post, [Comment]>]>`.
+public struct Loaded<Record: Entity, Related> {
+    /// The record.
+    public var entity: Record
+    /// What was loaded alongside it.
+    public var related: Related
+
+    /// A record with what was loaded alongside it.
+    public init(entity: Record, related: Related) {
+        self.entity = entity
+        self.related = related
+    }
+}
+
+extension Loaded: Sendable where Related: Sendable {}
+extension Loaded: Equatable where Record: Equatable, Related: Equatable {}
+
+/// What to load alongside records of `Parent` through one of its relationships — with a filter, an order and a
+/// limit per parent, and what to load alongside those in turn — in a fixed number of queries per level, whatever
+/// the number of parents (no N+1).
+///
+/// ```swift
+/// // 10 authors, each with their 3 latest published posts, each post with its comments: three queries.
+/// let authors = try db.recover(
+///     Author.self, sortedBy: [.ascending("name")], limit: 10,
+///     including: .many(
+///         "posts", Post.self, where: Field("published") == true, sortedBy: [.descending("date")], limit: 3,
+///         including: .many("comments", Comment.self)))
+/// for author in authors {                     // Loaded<Author, [Loaded<Post, [Comment]>]>
+///     print(author.entity.name, author.related.map(\.entity.title))
+/// }
+/// ```
+///
+/// A to-many loads the records whose foreign key names each parent (`[Child]`, in the order given, then by
+/// primary key); a to-one loads the record each parent's foreign key names (`Target?`: `nil` for a `nil` key, or
+/// one that names no record). Per level, the related records of up to ``batchSize`` parents come in one query —
+/// the per-parent limit a window function in SQL (`ROW_NUMBER() OVER (PARTITION BY …)`), a count per parent on
+/// LMDB.
+public struct Including<Parent: Entity, Related>: Sendable {
+    /// How many parents' related records one query loads.
+    public static var batchSize: Int { 5_000 }
+
+    /// Loads, for each parent in order, what it relates to.
+    let load: @Sendable (any RecordValueAccess, [Parent]) throws -> [Related]
+
+    init(_ load: @escaping @Sendable (any RecordValueAccess, [Parent]) throws -> [Related]) {
+        self.load = load
+    }
+
+    /// The records of `child` that the to-many `relationship` of `Parent` leads to, for each parent: those matching
+    /// `condition`, in the order of `sort` (then primary key), at most `limit` per parent.
+    public static func many<Child: Entity>(
+        _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
+        sortedBy sort: [Sort] = [], limit: Int? = nil
+    ) -> Including<Parent, [Child]> where Related == [Child] {
+        Including { access, parents in
+            try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
+        }
+    }
+
+    /// The records of `child` that the to-many `relationship` of `Parent` leads to, as ``many(_:_:where:sortedBy:limit:)``
+    /// loads them, each with what `nested` loads alongside it.
+    public static func many<Child: Entity, Nested>(
+        _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
+        sortedBy sort: [Sort] = [], limit: Int? = nil, including nested: Including<Child, Nested>
+    ) -> Including<Parent, [Loaded<Child, Nested>]> where Related == [Loaded<Child, Nested>] {
+        Including { access, parents in
+            let groups = try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
+            var related = try nested.load(access, groups.flatMap { $0 }).makeIterator()
+            return groups.map { group in
+                group.compactMap { child in related.next().map { Loaded(entity: child, related: $0) } }
+            }
+        }
+    }
+
+    /// The record of `target` that the to-one `relationship` of `Parent` names, for each parent; `nil` where the
+    /// foreign key is `nil` or names no record.
+    public static func one<Target: Entity>(_ relationship: String, _ target: Target.Type = Target.self)
+        -> Including<Parent, Target?> where Related == Target?
+    {
+        Including { access, parents in try GraphLoader<Parent, Target>(access, relationship).one(parents) }
+    }
+
+    /// The record of `target` that the to-one `relationship` of `Parent` names, with what `nested` loads alongside
+    /// it.
+    public static func one<Target: Entity, Nested>(
+        _ relationship: String, _ target: Target.Type = Target.self, including nested: Including<Target, Nested>
+    ) -> Including<Parent, Loaded<Target, Nested>?> where Related == Loaded<Target, Nested>? {
+        Including { access, parents in
+            let targets = try GraphLoader<Parent, Target>(access, relationship).one(parents)
+            var related = try nested.load(access, targets.compactMap { $0 }).makeIterator()
+            return targets.map { target in
+                target.flatMap { entity in related.next().map { Loaded(entity: entity, related: $0) } }
+            }
+        }
+    }
+
+    /// Two relationships loaded alongside the same parents: `(first, second)` for each.
+    public static func both<First, Second>(_ first: Including<Parent, First>, _ second: Including<Parent, Second>)
+        -> Including<Parent, (First, Second)> where Related == (First, Second)
+    {
+        Including { access, parents in
+            Array(zip(try first.load(access, parents), try second.load(access, parents)))
+        }
+    }
+}
+
+extension DatabaseContext {
+    /// The records matching a condition, sorted and windowed, each with what `including` loads alongside it
+    /// through its relationships — in a fixed number of queries per relationship level.
+    ///
+    /// - Throws: What ``recover(_:where:sortedBy:limit:offset:)`` throws; ``PersistenceError/Code/unknownAttribute``
+    ///   for a relationship the entity doesn't declare, ``PersistenceError/Code/invalidArgument`` for one that
+    ///   leads elsewhere or isn't the kind asked for.
+    public func recover<E: Entity, Related>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0, including: Including<E, Related>
+    ) throws -> [Loaded<E, Related>] {
+        // Every backend of this package offers record access; a context that doesn't can't load graphs.
+        guard let access = self as? any RecordValueAccess else {
+            throw PersistenceError(.backend, "\(Swift.type(of: self)) can't load related records")
+        }
+        let parents = try recover(type, query: Query(where: condition, sortedBy: sort, limit: limit, offset: offset))
+        let related = try including.load(access, parents)
+        return zip(parents, related).map { Loaded(entity: $0, related: $1) }
+    }
+}
+
+extension Database {
+    /// The records matching a condition, each with what `including` loads alongside it, in one read (see
+    /// ``DatabaseContext/recover(_:where:sortedBy:limit:offset:including:)``).
+    public func recover<E: Entity, Related: Sendable>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0, including: Including<E, Related>
+    ) throws -> [Loaded<E, Related>] {
+        try read { context in
+            try context.recover(
+                type, where: condition, sortedBy: sort, limit: limit, offset: offset, including: including)
+        }
+    }
+}
+
+/// Loads the records one relationship of `Parent` leads to, for a batch of parents, through record access.
+struct GraphLoader<Parent: Entity, Child: Entity> {
+    let access: any RecordValueAccess
+    let parentLayout: RecordLayout
+    let childLayout: RecordLayout
+    let relationship: Relationship
+
+    init(_ access: any RecordValueAccess, _ name: String) throws {
+        self.access = access
+        parentLayout = try SchemaCache.layout(for: Parent.self)
+        childLayout = try SchemaCache.layout(for: Child.self)
+        let entity = parentLayout.entity.name
+        guard let relationship = parentLayout.entity.relationship(named: name) else {
+            throw PersistenceError(.unknownAttribute, "entity '\(entity)' declares no relationship '\(name)'")
+        }
+        guard relationship.target == childLayout.entity.name else {
+            throw PersistenceError(
+                .invalidArgument,
+                "relationship '\(entity).\(name)' leads to '\(relationship.target)', not '\(childLayout.entity.name)'")
+        }
+        self.relationship = relationship
+    }
+
+    /// For each parent, its children through a to-many, filtered, sorted and limited per parent.
+    func many(_ parents: [Parent], _ condition: Condition?, _ sort: [Sort], _ limit: Int?) throws -> [[Child]] {
+        guard relationship.kind == .toMany, let inverse = relationship.inverse,
+            let foreignKey = childLayout.entity.relationship(named: inverse)?.foreignKey,
+            let position = childLayout.position(of: foreignKey)
+        else {
+            throw PersistenceError(
+                .invalidArgument,
+                "relationship '\(parentLayout.entity.name).\(relationship.name)' is not a to-many: load it with one(_:_:)"
+            )
+        }
+        let keys = parents.map(\.id.storedValue)
+        var children: [ValueKey: [Child]] = [:]
+        let reader = RecordReader(layout: childLayout)
+        for batch in Self.distinctBatches(of: keys) {
+            let scope: Condition = .oneOf(foreignKey, batch)
+            let query = Query(
+                where: condition.map { scope && $0 } ?? scope, sortedBy: sort,
+                limitPerValue: limit.map { LimitPerValue(foreignKey, $0) })
+            try forEachRecord(Child.self, query) { values in
+                children[ValueKey(values[position]), default: []].append(try reader.decode(Child.self, from: values))
+            }
+        }
+        return keys.map { children[ValueKey($0)] ?? [] }
+    }
+
+    /// For each parent, the record its to-one's foreign key names, or `nil`.
+    func one(_ parents: [Parent]) throws -> [Child?] {
+        guard relationship.kind == .toOne, let foreignKey = relationship.foreignKey,
+            let position = parentLayout.position(of: foreignKey)
+        else {
+            throw PersistenceError(
+                .invalidArgument,
+                "relationship '\(parentLayout.entity.name).\(relationship.name)' is not a to-one: load it with many(_:_:)"
+            )
+        }
+        let writer = RecordWriter(layout: parentLayout)
+        let references = try parents.map { try writer.encode($0)[position] }
+        let keyName = childLayout.entity.primaryKey
+        let keyPosition = childLayout.primaryKeyIndex
+        var targets: [ValueKey: Child] = [:]
+        let reader = RecordReader(layout: childLayout)
+        for batch in Self.distinctBatches(of: references.filter { !$0.isNull }) {
+            try forEachRecord(Child.self, Query(where: .oneOf(keyName, batch))) { values in
+                targets[ValueKey(values[keyPosition])] = try reader.decode(Child.self, from: values)
+            }
+        }
+        return references.map { $0.isNull ? nil : targets[ValueKey($0)] }
+    }
+
+    private func forEachRecord<T: Entity>(_ type: T.Type, _ query: Query, _ body: ([Value]) throws -> Void) throws {
+        try access.forEachRecordValues(type, query: query, body)
+    }
+
+    /// The distinct keys, in batches of at most ``Including/batchSize``.
+    static func distinctBatches(of keys: [Value]) -> [[Value]] {
+        var seen = Set<ValueKey>()
+        let distinct = keys.filter { seen.insert(ValueKey($0)).inserted }
+        let size = Including<Parent, Void>.batchSize
+        return stride(from: 0, to: distinct.count, by: size).map {
+            Array(distinct[$0..<Swift.min($0 + size, distinct.count)])
+        }
+    }
+}

@@ -25,6 +25,7 @@ struct ShopFlow<DB: Database> {
         try await observation()
         try editorCancel()
         try reconcile()
+        try graph()
     }
 
     /// A date `days` before ``now``.

@@ -35,6 +35,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     ) {
         self.transaction = transaction
         self.stores = stores
+        hasRelationships = !stores.graph.isEmpty
         self.sealer = sealer
         self.metaDBI = metaDBI
         self.aliasDBI = aliasDBI
@@ -54,6 +55,9 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     }
 
     package var graph: ModelGraph { stores.graph }
+    /// Whether the model declares relationships: writes check foreign keys and deletes apply rules only then, so a
+    /// model without any pays one test of this flag per operation.
+    private let hasRelationships: Bool
 
     private func reader(for store: EntityStore) -> RecordReader { coders.reader(for: store.layout) }
 
@@ -75,7 +79,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("insert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         try insert(values, into: store)
         state.recorder?.record(.insert, store.layout, key: values[store.layout.primaryKeyIndex])
     }
@@ -153,7 +157,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         guard let old = try load(key, store) else {
             throw PersistenceError(.notFound, "no \(store.layout.entity.name) has that primary key")
         }
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         try replace(old, with: values, key: key, in: store)
         state.recorder?.record(.update, store.layout, key: values[store.layout.primaryKeyIndex])
     }
@@ -164,7 +168,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("upsert", entity: store.layout.entity.name)
         let values = try encode(entity, store)
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         let primaryKey = values[store.layout.primaryKeyIndex]
         let key = try recordKey(primaryKey, store)
         guard let old = try load(key, store) else {
@@ -181,7 +185,8 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
-        try deleteRecordFollowingRules(type, key: id.storedValue)
+        guard hasRelationships else { return try deleteRecord(type, key: id.storedValue) }
+        return try deleteRecordFollowingRules(type, key: id.storedValue)
     }
 
     package func requireWritable() throws { try use(writing: true) }
@@ -249,7 +254,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
-        if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
+        if hasRelationships, try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
         return try deleteRecords(type, where: condition)
     }
 

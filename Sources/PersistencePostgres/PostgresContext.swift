@@ -45,6 +45,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     ) {
         self.connection = connection
         self.tables = tables
+        hasRelationships = !tables.graph.isEmpty
         self.schema = schema
         state = ContextState(recorder: recorder, instrumentation: instrumentation)
     }
@@ -122,12 +123,15 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     // MARK: - Typed operations
 
     package var graph: ModelGraph { tables.graph }
+    /// Whether the model declares relationships: writes check foreign keys and deletes apply rules only then, so a
+    /// model without any pays one test of this flag per operation.
+    private let hasRelationships: Bool
 
     public func create<E: Entity>(_ entity: E) throws {
         try use(writing: true)
         let table = try tables.table(for: E.self)
         let values = try coders.writer(for: table.layout).encode(entity)
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         try insert(values, into: table)
     }
 
@@ -138,7 +142,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         for entity in entities {
             try state.cancellation?.check()
             let values = try writer.encode(entity)
-            try checkReferences(values, of: E.self)
+            if hasRelationships { try checkReferences(values, of: E.self) }
             try insert(values, into: table)
         }
     }
@@ -166,7 +170,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         let table = try tables.table(for: E.self)
         let layout = table.layout
         let values = try coders.writer(for: layout).encode(entity)
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         let updated: [PostgresRow]
         do {
             updated = try runGuarded(
@@ -186,7 +190,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         let table = try tables.table(for: E.self)
         let layout = table.layout
         let values = try coders.writer(for: layout).encode(entity)
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         let result: [PostgresRow]
         do {
             result = try runGuarded(
@@ -394,7 +398,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
-        try deleteRecordFollowingRules(type, key: id.storedValue)
+        guard hasRelationships else { return try deleteRecord(type, key: id.storedValue) }
+        return try deleteRecordFollowingRules(type, key: id.storedValue)
     }
 
     package func requireWritable() throws { try use(writing: true) }
@@ -428,7 +433,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
-        if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
+        if hasRelationships, try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
         return try deleteRecords(type, where: condition)
     }
 

@@ -35,10 +35,14 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     ) {
         self.connection = connection
         self.mappings = mappings
+        hasRelationships = !mappings.graph.isEmpty
         state = ContextState(recorder: recorder, instrumentation: instrumentation)
     }
 
     package var graph: ModelGraph { mappings.graph }
+    /// Whether the model declares relationships: writes check foreign keys and deletes apply rules only then, so a
+    /// model without any pays one test of this flag per operation.
+    private let hasRelationships: Bool
 
     package func expire() { isExpired = true }
 
@@ -67,7 +71,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
             _ = try use(writing: true)
             let mapping = try mappings.mapping(for: E.self)
             let values = try coders.writer(for: mapping.layout).encode(entity)
-            try checkReferences(values, of: E.self)
+            if hasRelationships { try checkReferences(values, of: E.self) }
             try write(values, .insert, mapping)
             state.recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
         }
@@ -86,7 +90,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         for entity in entities {
             try state.cancellation?.check()
             let values = try bindRecord(entity, mapping: mapping, to: statement)
-            try checkReferences(values, of: E.self)
+            if hasRelationships { try checkReferences(values, of: E.self) }
             _ = try statement.step()
             statement.reset()
             state.recorder?.record(.insert, mapping.layout, key: values[mapping.layout.primaryKeyIndex])
@@ -106,7 +110,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         let mapping = try mappings.mapping(for: E.self)
         let layout = mapping.layout
         let values = try coders.writer(for: layout).encode(entity)
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         let key = values[layout.primaryKeyIndex]
         let lookup = try connection.statement(.table(mapping.index, .selectStamp)) { mapping.sql(.selectStamp) }
         trace(mapping.sql(.selectStamp), mapping)
@@ -152,7 +156,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         trace(mapping.sql(.update), mapping)
         defer { statement.reset() }
         let values = try bindRecord(entity, mapping: mapping, to: statement)
-        try checkReferences(values, of: E.self)
+        if hasRelationships { try checkReferences(values, of: E.self) }
         try statement.bind(entity.id.storedValue, at: Int32(values.count + 1))
         _ = try statement.step()
         guard connection.changes > 0 else {
@@ -292,7 +296,8 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
 
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
-        try deleteRecordFollowingRules(type, key: id.storedValue)
+        guard hasRelationships else { return try deleteRecord(type, key: id.storedValue) }
+        return try deleteRecordFollowingRules(type, key: id.storedValue)
     }
 
     package func requireWritable() throws { _ = try use(writing: true) }
@@ -356,7 +361,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         _ = try use(writing: true)
-        if try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
+        if hasRelationships, try hasDeleteRules(type) { return try deleteFollowingRules(type, where: condition) }
         return try deleteRecords(type, where: condition)
     }
 

@@ -205,7 +205,7 @@ COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS)
 	$(if $(ONLY),--only $(ONLY))
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 R1 G1 A1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps

@@ -31,6 +31,18 @@ struct GraphHarness {
         }
     }
 
+    /// E1: `authors` authors with 10 posts each, loaded with their 3 latest posts.
+    func measureEagerLoading(authors: Int) throws -> [ResultRow] {
+        let input = EagerLoadInput(authors: authors, postsPerAuthor: 10, limit: 3)
+        progress("E1: \(input.authors.count) authors with their 3 latest of 10 posts each")
+        return try measure(
+            workload: EagerLoadSubject.workload, subjects: EagerLoadSubject.allCases.map(\.rawValue),
+            operations: input.authors.count, target: .eagerLoading
+        ) { index, folder in
+            try EagerLoadSubject.allCases[index].run(input, directory: folder)
+        }
+    }
+
     /// Runs each subject (`subjects[0]` is raw, `subjects[1]` ours) `runs` times; ratios are to raw.
     private func measure(
         workload: String, subjects: [String], operations: Int, target: Target,
@@ -50,10 +62,12 @@ struct GraphHarness {
             progress("\(workload) run \(round + 1)/\(runs): " + line.joined(separator: " · "))
         }
         let medians = times.map(median)
+        let grdb = subjects.firstIndex(of: "grdb").map { medians[$0] }
         return subjects.indices.map { index in
             ResultRow(
                 workload: workload, implementation: subjects[index], medianSeconds: medians[index],
                 operations: operations, ratioVsRaw: medians[index] / medians[0],
+                ratioVsReference: grdb.map { medians[index] / $0 },
                 target: subjects[index] == "ours" ? target : nil, records: operations)
         }
     }

@@ -20,6 +20,8 @@ struct Report {
         if !reconcile.isEmpty { sections.append(reconcileTable(reconcile)) }
         let cascade = rows.filter { $0.workload == CascadeSubject.workload }
         if !cascade.isEmpty { sections.append(cascadeTable(cascade)) }
+        let eager = rows.filter { $0.workload == EagerLoadSubject.workload }
+        if !eager.isEmpty { sections.append(eagerTable(eager)) }
         let aggregates = rows.filter { $0.workload == AggregateSubject.workload }
         if !aggregates.isEmpty { sections.append(aggregateTable(aggregates)) }
         let postgres = rows.filter { PostgresWorkload(rawValue: $0.workload) != nil }
@@ -178,6 +180,30 @@ struct Report {
         ]
         return "## G1: cascading delete of 1 author and \((rows.first?.operations ?? 1) - 1) descendants\n\n"
             + graphTable(rows).render() + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
+    }
+
+    private func eagerTable(_ rows: [ResultRow]) -> String {
+        var table = MarkdownTable(
+            header: ["Impl", "Median s", "Authors/s", "× raw", "× GRDB", "Target (ours)", "Met"],
+            rightAligned: [1, 2, 3, 4])
+        table.rows = rows.map { row in
+            [
+                row.implementation, row.medianSeconds.secondsText, row.operationsPerSecond.rateText,
+                ratio(row.ratioVsRaw), ratio(row.ratioVsReference), row.target?.text ?? "", mark(row.meetsTarget),
+            ]
+        }
+        let notes = [
+            "N / 100 authors with 10 posts each; each author with their 3 latest posts, decoded into the same "
+                + "`(BlogAuthor, [BlogPost])` values. Raw is one `LEFT JOIN` with a window query "
+                + "(`ROW_NUMBER() OVER (PARTITION BY authorID …) <= 3`) through the C API; ours is "
+                + "`recover(_:including: .many(\"posts\", …, sortedBy: [.descending(\"published\")], limit: 3))` "
+                + "(two queries); GRDB is `including(all: Author.posts.order(…))`, which can't limit per author: it "
+                + "loads all 10 and keeps 3 in Swift.",
+            "`ours-lmdb-plain` makes ours' call on an LMDB store, for information.",
+            "Verified: every implementation returns every author, in order, with exactly their 3 latest posts.",
+        ]
+        return "## E1: eager loading \((rows.first?.operations ?? 0).grouped) authors with their 3 latest posts\n\n"
+            + table.render() + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
     }
 
     private func aggregateTable(_ rows: [ResultRow]) -> String {

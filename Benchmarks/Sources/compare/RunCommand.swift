@@ -9,7 +9,10 @@ struct RunCommand: ParsableCommand {
         abstract: "Run the workloads (the default command)."
     )
 
-    @Option(help: "N: records per workload (S8 migrates N records too, R1 reconciles N, G1 cascades to N).")
+    @Option(
+        help:
+            "N: records per workload (S8 migrates N records too, R1 reconciles N, G1 cascades to N, E1 loads N / 100 authors)."
+    )
     var n = 100_000
 
     @Option(help: "Random point lookups in S3 and L4.")
@@ -38,7 +41,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, R1, G1, A1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
+            Comma-separated workload ids to run (S1–S8, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
             omitted. \
             P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it).
             """)
@@ -110,6 +113,9 @@ struct RunCommand: ParsableCommand {
                 rows += try ReconcileHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .g1 {
                 rows += try GraphHarness(runs: runs, scratch: scratch).measureCascade(descendants: n)
+            } else if id == .e1 {
+                rows += try GraphHarness(runs: runs, scratch: scratch).measureEagerLoading(
+                    authors: Swift.max(1, n / 100))
             } else if id == .a1, aggregateRows > 0 {
                 rows += try GraphHarness(runs: runs, scratch: scratch).measureAggregates(records: aggregateRows)
             } else if id == .m, memoryRows > 0 {

@@ -15,6 +15,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case r1 = "R1"
     case g1 = "G1"
     case a1 = "A1"
+    case e1 = "E1"
     case p1 = "P1"
     case p2 = "P2"
     case p3 = "P3"

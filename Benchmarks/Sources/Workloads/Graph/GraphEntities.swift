@@ -1,3 +1,4 @@
+public import Foundation
 public import PersistenceCore
 
 /// G1's graph: authors with posts with comments, each to-one cascading, as an app with a "delete account" would
@@ -36,4 +37,23 @@ public struct Sale: Entity {
     public var customer: Int64
     public var amount: Int64
     public var price: Double
+}
+
+/// E1's authors and posts: each author's latest posts, loaded with their authors.
+public struct BlogAuthor: Entity, Equatable {
+    public var id: Int64
+    public var name: String
+    public static let entityName = "BlogAuthor"
+    public static let relationships: [Relationship] = [.toMany("posts", BlogPost.self, inverse: "author")]
+}
+
+public struct BlogPost: Entity, Equatable {
+    public var id: Int64
+    public var authorID: Int64
+    public var title: String
+    public var published: Date
+    public static let entityName = "BlogPost"
+    public static let relationships: [Relationship] = [
+        .toOne("author", BlogAuthor.self, foreignKey: "authorID", onDelete: .cascade)
+    ]
 }

@@ -45,8 +45,13 @@ public struct Including<Parent: Entity, Related>: Sendable {
 
     /// Loads, for each parent in order, what it relates to.
     let load: @Sendable (any RecordValueAccess, [Parent]) throws -> [Related]
+    /// The entities it loads, at every level: what an observation of the graph tracks.
+    let entities: [any Entity.Type]
 
-    init(_ load: @escaping @Sendable (any RecordValueAccess, [Parent]) throws -> [Related]) {
+    init(
+        _ entities: [any Entity.Type], _ load: @escaping @Sendable (any RecordValueAccess, [Parent]) throws -> [Related]
+    ) {
+        self.entities = entities
         self.load = load
     }
 
@@ -56,7 +61,7 @@ public struct Including<Parent: Entity, Related>: Sendable {
         _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
         sortedBy sort: [Sort] = [], limit: Int? = nil
     ) -> Including<Parent, [Child]> where Related == [Child] {
-        Including { access, parents in
+        Including([Child.self]) { access, parents in
             try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
         }
     }
@@ -67,7 +72,7 @@ public struct Including<Parent: Entity, Related>: Sendable {
         _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
         sortedBy sort: [Sort] = [], limit: Int? = nil, including nested: Including<Child, Nested>
     ) -> Including<Parent, [Loaded<Child, Nested>]> where Related == [Loaded<Child, Nested>] {
-        Including { access, parents in
+        Including([Child.self] + nested.entities) { access, parents in
             let groups = try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
             var related = try nested.load(access, groups.flatMap { $0 }).makeIterator()
             return groups.map { group in
@@ -81,7 +86,9 @@ public struct Including<Parent: Entity, Related>: Sendable {
     public static func one<Target: Entity>(_ relationship: String, _ target: Target.Type = Target.self)
         -> Including<Parent, Target?> where Related == Target?
     {
-        Including { access, parents in try GraphLoader<Parent, Target>(access, relationship).one(parents) }
+        Including([Target.self]) { access, parents in
+            try GraphLoader<Parent, Target>(access, relationship).one(parents)
+        }
     }
 
     /// The record of `target` that the to-one `relationship` of `Parent` names, with what `nested` loads alongside
@@ -89,7 +96,7 @@ public struct Including<Parent: Entity, Related>: Sendable {
     public static func one<Target: Entity, Nested>(
         _ relationship: String, _ target: Target.Type = Target.self, including nested: Including<Target, Nested>
     ) -> Including<Parent, Loaded<Target, Nested>?> where Related == Loaded<Target, Nested>? {
-        Including { access, parents in
+        Including([Target.self] + nested.entities) { access, parents in
             let targets = try GraphLoader<Parent, Target>(access, relationship).one(parents)
             var related = try nested.load(access, targets.compactMap { $0 }).makeIterator()
             return targets.map { target in
@@ -102,7 +109,7 @@ public struct Including<Parent: Entity, Related>: Sendable {
     public static func both<First, Second>(_ first: Including<Parent, First>, _ second: Including<Parent, Second>)
         -> Including<Parent, (First, Second)> where Related == (First, Second)
     {
-        Including { access, parents in
+        Including(first.entities + second.entities) { access, parents in
             Array(zip(try first.load(access, parents), try second.load(access, parents)))
         }
     }
@@ -137,6 +144,27 @@ extension Database {
         offset: Int = 0, including: Including<E, Related>
     ) throws -> [Loaded<E, Related>] {
         try read { context in
+            try context.recover(
+                type, where: condition, sortedBy: sort, limit: limit, offset: offset, including: including)
+        }
+    }
+}
+
+extension Database {
+    /// Observes records with what `including` loads alongside them: the value first, then again after each committed
+    /// write that changed the records' entity or any entity the graph loads — an author's new value when one of its
+    /// posts changes, too (see ``ObservedValues``).
+    ///
+    /// ```swift
+    /// for try await authors in db.observe(Author.self, including: .many("posts", Post.self, limit: 3)) {
+    ///     render(authors)
+    /// }
+    /// ```
+    public func observe<E: Entity, Related: Sendable>(
+        _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
+        offset: Int = 0, including: Including<E, Related>
+    ) -> ObservedValues<[Loaded<E, Related>]> {
+        observe(tracking: [E.self] + including.entities) { context in
             try context.recover(
                 type, where: condition, sortedBy: sort, limit: limit, offset: offset, including: including)
         }

@@ -17,6 +17,9 @@ enum GraphLoadingChecks {
         RelationshipChecks.graph("loads children of more parents than one query binds") { try manyParents($0) },
         RelationshipChecks.graph("refuses a relationship the entity lacks or of another kind") { try refusals($0) },
         RelationshipChecks.examples("loads both sides of Department and Employee at once") { try both($0) },
+        RelationshipChecks.graph("observes a graph: a new value when a parent or any loaded record changes") {
+            try await observed($0)
+        },
         ConformanceCheck("limits a query per value: nil shares a limit, text by bytes, then the window") {
             backend, directory in
             try await withDatabase(backend, directory, [AggregateChecks.Sale.self]) { try limitPerValue($0) }
@@ -116,6 +119,30 @@ enum GraphLoadingChecks {
             try db.recover(
                 G.Parent.self, including: .many("nullifying", G.NullifyChild.self, sortedBy: [.ascending("x")]))
         }
+    }
+
+    static func observed(_ db: some Database) async throws {
+        try db.create(G.Parent(id: 1, name: "p1"))
+        var values = db.observe(
+            G.Parent.self,
+            including: .many("cascading", G.CascadeChild.self, including: .one("parent", G.Parent.self))
+        ).makeAsyncIterator()
+        let first = try await values.next()
+        #expect(first?.map(\.related.count) == [0])
+        // A child, two levels of the graph: the parents' value follows.
+        try await db.write { try $0.create(G.CascadeChild(id: 1, parentID: 1)) }
+        let second = try await values.next()
+        #expect(second?.first?.related.map(\.entity.id) == [1])
+        #expect(second?.first?.related.first?.related?.name == "p1")
+        // The parent itself.
+        try await db.write { try $0.update(G.Parent(id: 1, name: "renamed")) }
+        let third = try await values.next()
+        #expect(third?.first?.entity.name == "renamed" && third?.first?.related.first?.related?.name == "renamed")
+        // An entity the graph doesn't load, then one it does: the next value is the second write's.
+        try await db.write { try $0.create(G.DenyChild(id: 1, parentID: 1)) }
+        try await db.write { try $0.delete(G.CascadeChild.self, id: 1) }
+        let fourth = try await values.next()
+        #expect(fourth?.first?.related.isEmpty == true)
     }
 
     static func both(_ db: some Database) throws {

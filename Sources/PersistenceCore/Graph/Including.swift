@@ -206,7 +206,7 @@ struct GraphLoader<Parent: Entity, Child: Entity> {
             )
         }
         let keys = parents.map(\.id.storedValue)
-        var children: [ValueKey: [Child]] = [:]
+        var children: [Value: [Child]] = [:]
         let reader = RecordReader(layout: childLayout)
         for batch in Self.distinctBatches(of: keys) {
             let scope: Condition = .oneOf(foreignKey, batch)
@@ -214,10 +214,10 @@ struct GraphLoader<Parent: Entity, Child: Entity> {
                 where: condition.map { scope && $0 } ?? scope, sortedBy: sort,
                 limitPerValue: limit.map { LimitPerValue(foreignKey, $0) })
             try forEachRecord(Child.self, query) { values in
-                children[ValueKey(values[position]), default: []].append(try reader.decode(Child.self, from: values))
+                children[values[position], default: []].append(try reader.decode(Child.self, from: values))
             }
         }
-        return keys.map { children[ValueKey($0)] ?? [] }
+        return keys.map { children[$0] ?? [] }
     }
 
     /// For each parent, the record its to-one's foreign key names, or `nil`.
@@ -234,14 +234,14 @@ struct GraphLoader<Parent: Entity, Child: Entity> {
         let references = try parents.map { try writer.encode($0)[position] }
         let keyName = childLayout.entity.primaryKey
         let keyPosition = childLayout.primaryKeyIndex
-        var targets: [ValueKey: Child] = [:]
+        var targets: [Value: Child] = [:]
         let reader = RecordReader(layout: childLayout)
         for batch in Self.distinctBatches(of: references.filter { !$0.isNull }) {
             try forEachRecord(Child.self, Query(where: .oneOf(keyName, batch))) { values in
-                targets[ValueKey(values[keyPosition])] = try reader.decode(Child.self, from: values)
+                targets[values[keyPosition]] = try reader.decode(Child.self, from: values)
             }
         }
-        return references.map { $0.isNull ? nil : targets[ValueKey($0)] }
+        return references.map { $0.isNull ? nil : targets[$0] }
     }
 
     private func forEachRecord<T: Entity>(_ type: T.Type, _ query: Query, _ body: ([Value]) throws -> Void) throws {
@@ -250,8 +250,8 @@ struct GraphLoader<Parent: Entity, Child: Entity> {
 
     /// The distinct keys, in batches of at most ``Including/batchSize``.
     static func distinctBatches(of keys: [Value]) -> [[Value]] {
-        var seen = Set<ValueKey>()
-        let distinct = keys.filter { seen.insert(ValueKey($0)).inserted }
+        var seen = Set<Value>()
+        let distinct = keys.filter { seen.insert($0).inserted }
         let size = Including<Parent, Void>.batchSize
         return stride(from: 0, to: distinct.count, by: size).map {
             Array(distinct[$0..<Swift.min($0 + size, distinct.count)])

@@ -85,7 +85,7 @@ package struct ResolvedAggregateQuery: Sendable {
     /// Computes the result from the matching records, which `records` hands to its body one at a time: one pass,
     /// memory per group. Groups come ordered by their values (`nil` first), as the SQL backends order them.
     package func evaluate(_ records: (_ body: ([Value]) throws -> Void) throws -> Void) throws -> [AggregateRow] {
-        var groupsByKey: [ValueKey: Int] = [:]
+        var groupsByKey: [[Value]: Int] = [:]
         var keys: [[Value]] = []
         var accumulators: [[Accumulator]] = []
         let fresh = columns.map { Accumulator(column: $0) }
@@ -99,11 +99,11 @@ package struct ResolvedAggregateQuery: Sendable {
                 index = 0
             } else {
                 let key = groups.map { values[$0] }
-                if let known = groupsByKey[ValueKey(key)] {
+                if let known = groupsByKey[key] {
                     index = known
                 } else {
                     index = keys.count
-                    groupsByKey[ValueKey(key)] = index
+                    groupsByKey[key] = index
                     keys.append(key)
                     accumulators.append(fresh)
                 }

@@ -75,9 +75,10 @@ extension ResolvedQuery {
     /// Keeps the records, in order, that the limit per value allows (all when there is none).
     package func limitingPerValue(_ ordered: [[Value]]) -> [[Value]] {
         guard let limitPerValue else { return ordered }
-        var seen: [ValueKey: Int] = [:]
+        // `Value` is hashed and compared by its bytes, so text groups as SQL's `PARTITION BY` groups it.
+        var seen: [Value: Int] = [:]
         return ordered.filter { values in
-            let key = ValueKey(values[limitPerValue.position])
+            let key = values[limitPerValue.position]
             let count = seen[key, default: 0]
             seen[key] = count + 1
             return count < limitPerValue.limit

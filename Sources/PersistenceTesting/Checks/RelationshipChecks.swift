@@ -17,6 +17,9 @@ enum RelationshipChecks {
         graph("leaves references under noAction, and verify reports them") { try noAction($0) },
         graph("ends a cascade on a cycle and deletes a chain 200 deep") { try cycles($0) },
         graph("applies delete rules to deletes by condition, deleteAll and reconcile") { try bulk($0) },
+        graph("tells text keys apart by bytes: composed and decomposed é are two records") {
+            try await byteKeys($0)
+        },
         graph("rolls back what a cascade did when the write fails later") { try rollback($0) },
         graph("tells observers of what a cascade deleted and a nullify changed") { try await observed($0) },
         examples("models Core Data's Department and Employee") { try departments($0) },
@@ -204,6 +207,26 @@ enum RelationshipChecks {
         #expect(try db.deleteAll(G.Parent.self) == 1)
         #expect(try db.count(G.CascadeChild.self) == 0)
         #expect(try db.count(G.NullifyChild.self, where: Field("parentID") == nil) == 6)
+    }
+
+    static func byteKeys(_ db: some Database) async throws {
+        let (composed, decomposed) = ("caf\u{E9}", "cafe\u{301}")
+        // Swift calls the two strings equal; the stores keep them as two keys.
+        try db.create([G.Node(id: composed, parentID: nil), G.Node(id: decomposed, parentID: composed)])
+        try db.create(G.Node(id: "child of decomposed", parentID: decomposed))
+        var changes = db.changes(of: G.Node.self).makeAsyncIterator()
+        // The cascade reaches the decomposed one through its parent, and its child in turn.
+        #expect(try db.delete(G.Node.self, id: composed))
+        #expect(try db.count(G.Node.self) == 0)
+        #expect(await changes.next()?.deleted.count == 3)
+        // Reconcile keeps both as two records, not one key twice.
+        let counts = try await db.write { context in
+            try context.reconcile(
+                G.Node.self, with: [G.Node(id: composed, parentID: nil), G.Node(id: decomposed, parentID: nil)])
+        }
+        #expect(counts.inserted == 2, "\(counts)")
+        #expect(try db.count(G.Node.self) == 2)
+        #expect(try await db.verify().isSound)
     }
 
     struct Abandon: Error {}

@@ -34,6 +34,23 @@ extension EntityDescription {
 }
 
 extension EntityDescription {
+    /// The attributes a `Decodable` type asks for — its coding keys, types and optionality — probed as an entity's
+    /// are (for projections: a lighter type decoded from some of an entity's attributes).
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` when the type can't be probed.
+    package static func probedAttributes<T: Decodable>(of type: T.Type) throws -> [AttributeDescription] {
+        let recorder = AttributeRecorder()
+        do {
+            _ = try T(from: SchemaProbe(mode: .entity(recorder)))
+        } catch let error as PersistenceError {
+            throw error
+        } catch {
+            throw PersistenceError(.invalidSchema, "type \(T.self) could not be probed for its attributes: \(error)")
+        }
+        return recorder.attributes
+    }
+}
+
+extension EntityDescription {
     /// A to-one declared without a delete rule gets `nullify` on an optional foreign key and `deny` on a required one.
     fileprivate static func resolvingDefaultRule(
         _ relationship: Relationship, attributes: [AttributeDescription]

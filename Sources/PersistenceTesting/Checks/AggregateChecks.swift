@@ -13,6 +13,7 @@ enum AggregateChecks {
         sales("refuses an integer sum or mean leaving Int64, and the read goes on") { try overflow($0) },
         sales("refuses aggregates that don't fit the entity, before reading") { try refusals($0) },
         sales("matches Swift on 60 random queries over 400 random records") { try randomized($0) },
+        sales("reads some attributes into a lighter type, and refuses ones that don't fit") { try projections($0) },
     ]
 
     struct Sale: Entity, Equatable {
@@ -221,6 +222,41 @@ enum AggregateChecks {
             let expected = try reference(sales, chosen, where: condition, groupedBy: groups, having: having)
             expectEqual(rows, expected, "query \(query)")
         }
+    }
+
+    struct SaleRow: Decodable, Equatable, Sendable {
+        var id: Int64
+        var region: String?
+        var amount: Int?
+        var day: Date
+    }
+
+    struct Unknown: Decodable, Sendable {
+        var id: Int64
+        var missing: Int
+    }
+    struct Mistyped: Decodable, Sendable {
+        var id: Int64
+        var region: Int?
+    }
+    struct TooStrict: Decodable, Sendable {
+        var id: Int64
+        var region: String
+    }
+
+    static func projections(_ db: some Database) throws {
+        try db.create(AggregateChecks.edgeSales)
+        let rows = try db.recover(
+            SaleRow.self, from: Sale.self, where: Field("paid") == true, sortedBy: [.descending("day")])
+        let expected = try db.recover(Sale.self, where: Field("paid") == true, sortedBy: [.descending("day")]).map {
+            SaleRow(id: $0.id, region: $0.region, amount: $0.amount.map { Int($0) }, day: $0.day)
+        }
+        #expect(rows == expected && rows.count == 5)
+        #expect(rows.contains { $0.region.map { Array($0.utf8) } == Array(decomposed.utf8) } == false)
+        #expect(try db.recover(SaleRow.self, from: Sale.self, limit: 2, offset: 8).map(\.id) == [9])
+        expectError(.unknownAttribute) { try db.recover(Unknown.self, from: Sale.self) }
+        expectError(.typeMismatch) { try db.recover(Mistyped.self, from: Sale.self) }
+        expectError(.typeMismatch) { try db.recover(TooStrict.self, from: Sale.self) }
     }
 
     /// The same aggregate query computed in plain Swift over the records — the reference every backend matches.

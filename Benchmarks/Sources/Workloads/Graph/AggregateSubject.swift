@@ -1,7 +1,5 @@
 public import Foundation
 import PersistenceCore
-import PersistenceLMDB
-import PersistenceSQLite
 import RawSQLite
 
 /// A1's data: `count` sales by 100 customers, with amounts and prices from a fixed seed, and the answers the three
@@ -113,22 +111,14 @@ public enum AggregateSubject: String, CaseIterable, Sendable {
         }
     }
 
-    private func open(_ directory: URL) throws -> any Database {
-        let entities: [any Entity.Type] = [Sale.self]
-        switch self {
-        case .ours, .raw:
-            var builder = SQLiteBuilder(databaseName: "ours", entities: entities)
-            builder.directory = directory
-            return try builder.create()
-        case .oursLMDBPlain, .oursLMDBEncrypted:
-            var builder =
-                self == .oursLMDBEncrypted
-                ? LMDBBuilder(databaseName: "ours", passphrase: OursLMDBSubject.passphrase, entities: entities)
-                : LMDBBuilder.unencrypted(databaseName: "ours", model: Model(version: 1, entities: entities))
-            builder.directory = directory
-            builder.initialMapSize = RawLMDBEnvironment.mapSize
-            return try builder.create()
-        }
+    private func open(_ directory: URL) throws -> any PersistenceCore.Database {
+        let store: OursGraphStore =
+            switch self {
+            case .ours, .raw: .sqlite
+            case .oursLMDBPlain: .lmdbPlain
+            case .oursLMDBEncrypted: .lmdbEncrypted
+            }
+        return try store.open(directory, [Sale.self])
     }
 }
 

@@ -1,7 +1,5 @@
 public import Foundation
 import PersistenceCore
-import PersistenceLMDB
-import PersistenceSQLite
 import RawSQLite
 
 /// G1: delete one author whose posts and comments cascade — `descendants` records — in one write.
@@ -68,21 +66,14 @@ public enum CascadeSubject: String, CaseIterable, Sendable {
 
     static let entities: [any Entity.Type] = [GraphAuthor.self, GraphPost.self, GraphComment.self]
 
-    private func open(_ directory: URL) throws -> any Database {
-        switch self {
-        case .ours, .raw:
-            var builder = SQLiteBuilder(databaseName: "ours", entities: Self.entities)
-            builder.directory = directory
-            return try builder.create()
-        case .oursLMDBPlain, .oursLMDBEncrypted:
-            var builder =
-                self == .oursLMDBEncrypted
-                ? LMDBBuilder(databaseName: "ours", passphrase: OursLMDBSubject.passphrase, entities: Self.entities)
-                : LMDBBuilder.unencrypted(databaseName: "ours", model: Model(version: 1, entities: Self.entities))
-            builder.directory = directory
-            builder.initialMapSize = RawLMDBEnvironment.mapSize
-            return try builder.create()
-        }
+    private func open(_ directory: URL) throws -> any PersistenceCore.Database {
+        let store: OursGraphStore =
+            switch self {
+            case .ours, .raw: .sqlite
+            case .oursLMDBPlain: .lmdbPlain
+            case .oursLMDBEncrypted: .lmdbEncrypted
+            }
+        return try store.open(directory, Self.entities)
     }
 }
 

@@ -1,8 +1,6 @@
 public import Foundation
 import GRDB
 import PersistenceCore
-import PersistenceLMDB
-import PersistenceSQLite
 import RawSQLite
 
 /// E1's data: `authors` authors with `postsPerAuthor` posts each, dates from a fixed seed; and what loading each
@@ -86,16 +84,12 @@ public enum EagerLoadSubject: String, CaseIterable, Sendable {
     }
 
     private func open(_ directory: URL) throws -> any PersistenceCore.Database {
-        let entities: [any Entity.Type] = [BlogAuthor.self, BlogPost.self]
-        if self == .oursLMDBPlain {
-            var builder = LMDBBuilder.unencrypted(databaseName: "ours", model: Model(version: 1, entities: entities))
-            builder.directory = directory
-            builder.initialMapSize = RawLMDBEnvironment.mapSize
-            return try builder.create()
-        }
-        var builder = SQLiteBuilder(databaseName: "ours", entities: entities)
-        builder.directory = directory
-        return try builder.create()
+        let store: OursGraphStore =
+            switch self {
+            case .ours, .raw, .grdb: .sqlite
+            case .oursLMDBPlain: .lmdbPlain
+            }
+        return try store.open(directory, [BlogAuthor.self, BlogPost.self])
     }
 }
 

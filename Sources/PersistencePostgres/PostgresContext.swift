@@ -341,8 +341,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         var values: [Value] = []
         let arguments = try checked(compiled)
         let entity = table.layout.entity.name
-        // Only a sum (or mean) can fail on the server, leaving bigint or double precision: in its own savepoint, so that the failure
-        // leaves the transaction usable, as it does on the other backends.
+        // Only a sum (or mean) can fail on the server, leaving bigint or double precision: in its own savepoint, so
+        // that the failure leaves the transaction usable, as it does on the other backends.
         guard resolved.columns.contains(where: { $0.function == .sum || $0.function == .average }) else {
             return try run(sql, arguments, entity: entity).rows.map { row in
                 try row.read(as: classes, into: &values)
@@ -374,8 +374,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     }
 
     /// PostgreSQL's aggregates, typed as on the other backends: an integer sum as `bigint` (failing when it leaves
-    /// it), a mean as the sum divided by the count, in `double precision`; text and blobs are `bytea`, which has no `min`/`max`, so their extremes
-    /// are the first of the group's sorted values.
+    /// it), a mean as the sum divided by the count, in `double precision`; text and blobs are `bytea`, which has no
+    /// `min`/`max` before PostgreSQL 17, so their extremes are the first of the group's sorted values.
     static let aggregates = SQLAggregateDialect(
         expression: { function, column, type in
             let column = column ?? "*"

@@ -66,8 +66,8 @@ public struct Including<Parent: Entity, Related>: Sendable {
         }
     }
 
-    /// The records of `child` that the to-many `relationship` of `Parent` leads to, as ``many(_:_:where:sortedBy:limit:)``
-    /// loads them, each with what `nested` loads alongside it.
+    /// The records of `child` that the to-many `relationship` of `Parent` leads to, as
+    /// ``many(_:_:where:sortedBy:limit:)`` loads them, each with what `nested` loads alongside it.
     public static func many<Child: Entity, Nested>(
         _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
         sortedBy sort: [Sort] = [], limit: Int? = nil, including nested: Including<Child, Nested>

@@ -4,8 +4,8 @@
 /// Semantics are SQL's, the same on every backend: `nil` values are skipped; over no values `count` is 0 and the
 /// others are `nil`; sums and averages take integer or `Double` attributes (a sum of integers that leaves `Int64`
 /// is ``PersistenceError/Code/invalidValue``, never a wrap, and an average of integers divides that exact sum; a sum
-/// of `Double`s past `Double.greatestFiniteMagnitude` is too, never infinity); `min` and `max` take any attribute but a nested
-/// `Codable` one, in the order queries sort by (numbers numerically, text by UTF-8 bytes, blobs by bytes).
+/// of `Double`s past `Double.greatestFiniteMagnitude` is too, never infinity); `min` and `max` take any attribute but
+/// a nested `Codable` one, in the order queries sort by (numbers numerically, text by UTF-8 bytes, blobs by bytes).
 ///
 /// Each aggregate has a ``name`` — its result's attribute in the result rows and in a `having` condition —
 /// `"count"`, or the function and attribute (`"sum(amount)"`) unless you give one with `as:`.

@@ -6,7 +6,9 @@ import Testing
 /// migrate without code, on every backend.
 enum RelationshipMigrationChecks {
     static let all: [MigrationConformanceCheck] = [
-        MigrationConformanceCheck("inferred: declares a relationship on old records, then changes its rule") {
+        MigrationConformanceCheck(
+            "inferred: declares a relationship on old records, then renames it and changes its rule"
+        ) {
             try declaresAndChanges($0)
         }
     ]
@@ -48,8 +50,9 @@ enum RelationshipMigrationChecks {
         struct Player: Entity, Equatable {
             var id: Int64
             var teamID: Int64?
+            // Renamed from `team`, its rule changed.
             static let relationships: [Relationship] = [
-                .toOne("team", Team.self, foreignKey: "teamID", onDelete: .nullify)
+                .toOne("club", Team.self, foreignKey: "teamID", onDelete: .nullify)
             ]
         }
     }
@@ -79,8 +82,11 @@ enum RelationshipMigrationChecks {
         try db.delete(V2.Player.self, id: 3)
         try db.close()
 
-        // Changing the delete rule is a schema change too; the new rule applies after the migration.
+        // Renaming a relationship and changing its delete rule are schema changes too; the new name loads and the
+        // new rule applies after the migration.
         let v3 = try stores.open("League", Model(version: 3, entities: [V3.Team.self, V3.Player.self]))
+        let clubs = try v3.database.recover(V3.Player.self, including: .one("club", V3.Team.self))
+        #expect(clubs.map { $0.related?.name } == ["Benfica"])
         try v3.database.delete(V3.Team.self, id: 2)
         #expect(try v3.database.recover(V3.Player.self) == [V3.Player(id: 2, teamID: nil)])
         #expect(try v3.database.verify().isSound)

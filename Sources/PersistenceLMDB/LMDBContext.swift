@@ -12,7 +12,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     /// The innermost open transaction: the write's own, or the savepoint's nested in it.
     /// (Unchecked exclusivity: read by every operation; a savepoint only swaps it between operations.)
     @exclusivity(unchecked) private(set) var transaction: Transaction
-    private let stores: EntityLookup<EntityStore>
+    let stores: EntityLookup<EntityStore>
     let sealer: ValueSealer
     /// What every backend's context keeps: whether it writes, the change recorder, instrumentation, cancellation.
     let state: ContextState
@@ -129,23 +129,6 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         state.instrumentation.trace("count", entity: store.layout.entity.name)
         guard let condition else { return try transaction.count(store.dbi) }
         return try matching(condition.resolve(in: store.layout), store).count
-    }
-
-    /// Computes the aggregates in one pass over the matching records (an index answers the condition where it
-    /// can); a lone count of records is a count.
-    public func aggregate<E: Entity>(_ type: E.Type, query: AggregateQuery) throws -> [AggregateRow] {
-        try use(writing: false)
-        let store = try stores.store(for: E.self)
-        state.instrumentation.trace("aggregate", entity: store.layout.entity.name)
-        let resolved = try ResolvedAggregateQuery(query, in: store.layout)
-        if resolved.groups.isEmpty, resolved.having == nil, query.aggregates.count == 1,
-            let only = resolved.columns.first, only.function == .count, only.position == nil
-        {
-            return [
-                AggregateRow(names: resolved.names, values: [.integer(Int64(try count(type, where: query.condition)))])
-            ]
-        }
-        return try aggregateByScanning(type, resolved)
     }
 
     public func update<E: Entity>(_ entity: E) throws {

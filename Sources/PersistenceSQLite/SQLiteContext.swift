@@ -1,5 +1,4 @@
 public import PersistenceCore
-import PersistenceSQL
 
 /// The transaction context of a ``SQLiteDatabase``: the typed operations of `DatabaseContext`, and raw SQL with
 /// bound arguments in the same transaction.
@@ -15,7 +14,7 @@ import PersistenceSQL
 /// ```
 public final class SQLiteContext: DatabaseContext, RecordValueAccess, TransactionContext {
     let connection: Connection
-    private let mappings: EntityLookup<TableMapping>
+    let mappings: EntityLookup<TableMapping>
     /// What every backend's context keeps: whether it writes, the change recorder, instrumentation, cancellation.
     let state: ContextState
     // Exclusivity is unchecked on the context's own state: a context is used on one thread, inside its transaction
@@ -246,54 +245,6 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         return Int(count)
     }
 
-    public func aggregate<E: Entity>(_ type: E.Type, query: AggregateQuery) throws -> [AggregateRow] {
-        let connection = try use(writing: false)
-        let mapping = try mappings.mapping(for: E.self)
-        let resolved = try ResolvedAggregateQuery(query, in: mapping.layout)
-        let (sql, arguments) = SQLAggregateCompiler(dialect: ConditionCompiler.dialect, aggregates: Self.aggregates)
-            .select(resolved, from: mapping.table, layout: mapping.layout)
-        let statement = try connection.statement(sql: sql, arguments: arguments.count)
-        trace(sql, mapping)
-        try statement.bind(arguments)
-        defer { statement.reset() }
-        var rows: [AggregateRow] = []
-        var values: [Value] = []
-        do {
-            while try statement.step() {
-                statement.readRow(into: &values)
-                // SQLite's sum of reals goes to infinity where the other backends refuse.
-                if values.contains(where: { if case .real(let real) = $0 { !real.isFinite } else { false } }) {
-                    throw PersistenceError(
-                        .invalidValue,
-                        "a sum of a Double attribute of '\(mapping.layout.entity.name)' leaves the range of Double")
-                }
-                rows.append(AggregateRow(names: resolved.names, values: values))
-            }
-        } catch var error as PersistenceError where error.nativeMessage?.contains("integer overflow") == true {
-            error.code = .invalidValue
-            error.message =
-                "the sum of an integer attribute of '\(mapping.layout.entity.name)' leaves the range of Int64"
-            throw error
-        }
-        return rows
-    }
-
-    /// SQLite's aggregates: its own `sum` (which fails on integer overflow), `avg` of reals (of integers, the exact
-    /// sum divided), `min` and `max` (by the binary collation: UTF-8 bytes); `NULL` sorts first already.
-    static let aggregates = SQLAggregateDialect(
-        expression: { function, column, type in
-            switch function {
-            case .count: "count(\(column ?? "*"))"
-            case .sum: "sum(\(column ?? ""))"
-            case .average where type == .integer:
-                // Of the exact sum, not SQLite's running total in doubles, which loses integers past 2^53.
-                "CAST(sum(\(column ?? "")) AS REAL) / count(\(column ?? ""))"
-            case .average: "avg(\(column ?? ""))"
-            case .min: "min(\(column ?? ""))"
-            case .max: "max(\(column ?? ""))"
-            }
-        }, nullsFirst: "")
-
     @discardableResult
     public func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool {
         guard hasRelationships else { return try deleteRecord(type, key: id.storedValue) }
@@ -394,7 +345,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
 
     /// Logs the SQL a typed operation runs (identifiers and placeholders only) at `.trace`.
     @inline(__always)
-    private func trace(_ sql: @autoclosure () -> String, _ mapping: TableMapping) {
+    func trace(_ sql: @autoclosure () -> String, _ mapping: TableMapping) {
         state.instrumentation.trace(sql(), entity: mapping.layout.entity.name)
     }
 

@@ -177,7 +177,8 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     package func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
         try use(writing: false)
         let store = try stores.store(for: E.self)
-        return try load(try recordKey(key, store), store) != nil
+        // Whether the key is there: nothing to decrypt or decode (a foreign-key check on every write asks this).
+        return try transaction.get(store.dbi, try recordKey(key, store)) != nil
     }
 
     package func replaceRecord<E: Entity>(_ type: E.Type, values: [Value]) throws {

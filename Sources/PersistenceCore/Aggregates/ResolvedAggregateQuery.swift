@@ -93,12 +93,16 @@ package struct ResolvedAggregateQuery: Sendable {
             keys.append([])
             accumulators.append(fresh)
         }
+        // The group of each record is looked up through one reused array: a new array only for a new group.
+        var key: [Value] = []
+        key.reserveCapacity(groups.count)
         try records { values in
             let index: Int
             if groups.isEmpty {
                 index = 0
             } else {
-                let key = groups.map { values[$0] }
+                key.removeAll(keepingCapacity: true)
+                for position in groups { key.append(values[position]) }
                 if let known = groupsByKey[key] {
                     index = known
                 } else {

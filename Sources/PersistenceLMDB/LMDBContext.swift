@@ -113,7 +113,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         try use(writing: false)
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("query", entity: store.layout.entity.name)
-        let resolved = try query.resolve(in: store.layout)
+        let resolved = try query.resolve(in: store.layout, graph: graph)
         let reader = reader(for: store)
         try visitSelected(resolved, store) { values in
             let entity = try reader.decode(E.self, from: values)
@@ -128,7 +128,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("count", entity: store.layout.entity.name)
         guard let condition else { return try transaction.count(store.dbi) }
-        return try matching(condition.resolve(in: store.layout), store).count
+        return try matching(condition.resolve(in: store.layout, graph: graph), store).count
     }
 
     public func update<E: Entity>(_ entity: E) throws {
@@ -210,7 +210,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
         try use(writing: false)
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("query", entity: store.layout.entity.name)
-        try visitSelected(query.resolve(in: store.layout), store, body)
+        try visitSelected(query.resolve(in: store.layout, graph: graph), store, body)
     }
 
     // MARK: - Savepoints
@@ -261,7 +261,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
             }
             return count
         }
-        let doomed = try matching(condition.resolve(in: store.layout), store)
+        let doomed = try matching(condition.resolve(in: store.layout, graph: graph), store)
         for record in doomed {
             try state.cancellation?.check()
             try remove(record.values, key: record.key, from: store)

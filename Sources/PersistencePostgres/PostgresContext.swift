@@ -122,6 +122,11 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     // MARK: - Typed operations
 
     package var graph: ModelGraph { tables.graph }
+
+    /// The model's quoted tables when `condition` reaches through a relationship (its subqueries name them).
+    func tables(for condition: ResolvedCondition?) -> [String] {
+        condition?.isRelated == true ? tables.all.map(\.table) : []
+    }
     /// Whether the model declares relationships: writes check foreign keys and deletes apply rules only then, so a
     /// model without any pays one test of this flag per operation.
     private let hasRelationships: Bool
@@ -226,8 +231,9 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
         try use(writing: false)
         let table = try tables.table(for: E.self)
-        var compiler = PostgresConditionCompiler(table: table)
-        let sql = compiler.select(try query.resolve(in: table.layout))
+        let resolved = try query.resolve(in: table.layout, graph: graph)
+        var compiler = PostgresConditionCompiler(table: table, tables: tables(for: resolved.condition))
+        let sql = compiler.select(resolved)
         let arguments = try checked(compiler.arguments)
         let entity = table.layout.entity.name
         state.instrumentation.trace(sql, entity: entity)
@@ -278,8 +284,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     /// holds one batch however many rows match. `row` may use the context (the cursor waits between fetches).
     private func forEachRow(of table: PostgresTable, query: Query, _ row: (PostgresRow) throws -> Void) throws {
         try use(writing: false)
-        var compiler = PostgresConditionCompiler(table: table)
-        let resolved = try query.resolve(in: table.layout)
+        let resolved = try query.resolve(in: table.layout, graph: graph)
+        var compiler = PostgresConditionCompiler(table: table, tables: tables(for: resolved.condition))
         let sql = compiler.select(resolved)
         let arguments = try checked(compiler.arguments)
         let entity = table.layout.entity.name
@@ -322,8 +328,9 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: false)
         let table = try tables.table(for: E.self)
-        var compiler = PostgresConditionCompiler(table: table)
-        let sql = compiler.statement("SELECT count(*) FROM", where: try condition?.resolve(in: table.layout))
+        let resolved = try condition?.resolve(in: table.layout, graph: graph)
+        var compiler = PostgresConditionCompiler(table: table, tables: tables(for: resolved))
+        let sql = compiler.statement("SELECT count(*) FROM", where: resolved)
         let rows = try run(sql, try checked(compiler.arguments), entity: table.layout.entity.name).rows
         guard let row = rows.first else { return 0 }
         return Int(try row.decode(Int64.self))
@@ -373,8 +380,9 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     package func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         try use(writing: true)
         let table = try tables.table(for: E.self)
-        var compiler = PostgresConditionCompiler(table: table)
-        var sql = compiler.statement("DELETE FROM", where: try condition?.resolve(in: table.layout))
+        let resolved = try condition?.resolve(in: table.layout, graph: graph)
+        var compiler = PostgresConditionCompiler(table: table, tables: tables(for: resolved))
+        var sql = compiler.statement("DELETE FROM", where: resolved)
         let arguments = try checked(compiler.arguments)
         let entity = table.layout.entity.name
         guard let recorder = state.recorder, recorder.recordsKeys else {

@@ -36,8 +36,11 @@ package struct SQLAggregateCompiler {
         self.aggregates = aggregates
     }
 
-    /// The statement and the values to bind, in order.
-    package func select(_ query: ResolvedAggregateQuery, from table: String, layout: RecordLayout) -> (
+    /// The statement and the values to bind, in order; `tables` are the model's quoted tables in model order, for
+    /// a condition on related records.
+    package func select(
+        _ query: ResolvedAggregateQuery, from table: String, layout: RecordLayout, tables: [String] = []
+    ) -> (
         sql: String, arguments: [Value]
     ) {
         var columns = query.groups.map { quote(layout.names[$0]) }
@@ -47,6 +50,8 @@ package struct SQLAggregateCompiler {
             columns.append("\(expression) AS \(quote(query.names[query.groups.count + index]))")
         }
         var records = SQLConditionCompiler(dialect: dialect, layout: layout)
+        records.table = table
+        records.tables = tables
         var sql = "SELECT \(columns.joined(separator: ", ")) FROM \(table)"
         if let condition = query.resolvedCondition { sql += " WHERE " + records.compile(condition) }
         if !query.groups.isEmpty {

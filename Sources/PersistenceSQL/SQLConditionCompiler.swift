@@ -35,8 +35,17 @@ package struct SQLDialect: Sendable {
 package struct SQLConditionCompiler {
     package let dialect: SQLDialect
     /// The columns of the condition's positions.
-    package let names: [String]
+    package private(set) var names: [String]
     package private(set) var arguments: [Value] = []
+    /// How the statement names the table the condition is on (the quoted, maybe schema-qualified table): a
+    /// condition on related records refers to its columns from a subquery.
+    package var table = ""
+    /// The quoted tables of the model's entities, in model order: where conditions on related records look.
+    package var tables: [String] = []
+    /// The correlation name of the subquery being compiled (`nil` at the statement's own level).
+    private var scope: String?
+    /// How many subqueries the statement has so far: each gets its own correlation name.
+    private var subqueries = 0
 
     package init(dialect: SQLDialect, layout: RecordLayout) {
         self.dialect = dialect
@@ -49,8 +58,10 @@ package struct SQLConditionCompiler {
         self.arguments = arguments
     }
 
-    /// The quoted column at a layout position.
-    package func column(_ position: Int) -> String { quote(names[position]) }
+    /// The quoted column at a layout position (qualified inside a subquery).
+    package func column(_ position: Int) -> String {
+        scope.map { "\($0).\(quote(names[position]))" } ?? quote(names[position])
+    }
 
     /// Binds a value; returns its placeholder.
     package mutating func bind(_ value: Value) -> String {
@@ -122,6 +133,42 @@ package struct SQLConditionCompiler {
             return "(" + conditions.map { compile($0) }.joined(separator: " OR ") + ")"
         case .not(let condition):
             return "NOT \(compile(condition))"
+        case .related(let related):
+            return compile(related)
+        case .relatedCounts(let at, let counts):
+            // Backends that scan build this; in SQL it is the list of values that satisfy (or don't) the count.
+            if let satisfying = counts.satisfyingValues { return compile(.oneOf(at, satisfying)) }
+            return compile(.not(.oneOf(at, counts.counts.keys.filter { !counts.holds(for: $0) })))
         }
+    }
+
+    /// A condition on related records as a correlated subquery over the related table, its rows linked to this row
+    /// by the foreign key (an index answers it):
+    ///
+    /// ```sql
+    /// EXISTS (SELECT 1 FROM "Post" AS persistence_r1 WHERE persistence_r1."authorID" = "Author"."id" AND …)
+    /// (SELECT count(*) FROM "Post" AS persistence_r1 WHERE …) >= ?
+    /// ```
+    private mutating func compile(_ related: RelatedCondition) -> String {
+        subqueries += 1
+        let alias = "persistence_r\(subqueries)"
+        let outer = "\(scope ?? table).\(quote(names[related.local]))"
+        let saved = (names, scope)
+        (names, scope) = (related.targetLayout.names, alias)
+        var filter = "\(column(related.remote)) = \(outer)"
+        if let condition = related.condition { filter += " AND " + compile(condition) }
+        (names, scope) = saved
+        // A backend that didn't hand over its tables gets SQL the engine refuses: loud, never a wrong answer.
+        let table = tables.indices.contains(related.target) ? tables[related.target] : "persistence_unknown_table"
+        let from = "FROM \(table) AS \(alias) WHERE \(filter)"
+        if related.count.isExistence { return "EXISTS (SELECT 1 \(from))" }
+        if related.count.isAbsence { return "NOT EXISTS (SELECT 1 \(from))" }
+        let comparison =
+            switch related.count.comparison {
+            case .equal: "="
+            case .notEqual: "<>"
+            default: related.count.comparison.rawValue
+            }
+        return "(SELECT count(*) \(from)) \(comparison) \(bind(.integer(Int64(related.count.count))))"
     }
 }

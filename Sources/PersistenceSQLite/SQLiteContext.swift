@@ -39,6 +39,11 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     }
 
     package var graph: ModelGraph { mappings.graph }
+
+    /// The model's quoted tables when `condition` reaches through a relationship (its subqueries name them).
+    func tables(for condition: ResolvedCondition?) -> [String] {
+        condition?.isRelated == true ? mappings.all.map(\.table) : []
+    }
     /// Whether the model declares relationships: writes check foreign keys and deletes apply rules only then, so a
     /// model without any pays one test of this flag per operation.
     private let hasRelationships: Bool
@@ -216,8 +221,8 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     ) throws {
         let connection = try use(writing: false)
         let mapping = try mappings.mapping(for: E.self)
-        let resolved = try query.resolve(in: mapping.layout)
-        var compiler = ConditionCompiler(mapping: mapping)
+        let resolved = try query.resolve(in: mapping.layout, graph: graph)
+        var compiler = ConditionCompiler(mapping: mapping, tables: tables(for: resolved.condition))
         let sql = compiler.select(resolved)
         let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
         trace(sql, mapping)
@@ -238,8 +243,9 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     public func count<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         let connection = try use(writing: false)
         let mapping = try mappings.mapping(for: E.self)
-        var compiler = ConditionCompiler(mapping: mapping)
-        let sql = try compiler.statement("SELECT count(*) FROM", where: condition?.resolve(in: mapping.layout))
+        let resolved = try condition?.resolve(in: mapping.layout, graph: graph)
+        var compiler = ConditionCompiler(mapping: mapping, tables: tables(for: resolved))
+        let sql = compiler.statement("SELECT count(*) FROM", where: resolved)
         trace(sql, mapping)
         guard case .integer(let count)? = try connection.scalar(sql, compiler.arguments) else { return 0 }
         return Int(count)
@@ -319,8 +325,9 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     package func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
         let connection = try use(writing: true)
         let mapping = try mappings.mapping(for: E.self)
-        var compiler = ConditionCompiler(mapping: mapping)
-        var sql = try compiler.statement("DELETE FROM", where: condition?.resolve(in: mapping.layout))
+        let resolved = try condition?.resolve(in: mapping.layout, graph: graph)
+        var compiler = ConditionCompiler(mapping: mapping, tables: tables(for: resolved))
+        var sql = compiler.statement("DELETE FROM", where: resolved)
         guard let recorder = state.recorder, recorder.recordsKeys else {
             let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
             trace(sql, mapping)

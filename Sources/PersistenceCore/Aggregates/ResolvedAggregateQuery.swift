@@ -29,10 +29,10 @@ package struct ResolvedAggregateQuery: Sendable {
     ///   ``PersistenceError/Code/typeMismatch`` for a sum or average of a non-numeric attribute or an extreme of a
     ///   nested `Codable` one; ``PersistenceError/Code/invalidArgument`` when two results share a name; what
     ///   resolving `condition` and `having` throws.
-    package init(_ query: AggregateQuery, in layout: RecordLayout) throws {
+    package init(_ query: AggregateQuery, in layout: RecordLayout, graph: ModelGraph? = nil) throws {
         let (aggregates, condition, groups, having) = (query.aggregates, query.condition, query.groupedBy, query.having)
         self.condition = condition
-        resolvedCondition = try condition?.resolve(in: layout)
+        resolvedCondition = try condition?.resolve(in: layout, graph: graph)
         self.groups = try groups.map { try layout.requirePosition(of: $0) }
         var results = self.groups.map {
             AttributeDescription(name: layout.names[$0], type: layout.types[$0], isOptional: true)

@@ -61,7 +61,7 @@ public struct Including<Parent: Entity, Related>: Sendable {
         _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
         sortedBy sort: [Sort] = [], limit: Int? = nil
     ) -> Including<Parent, [Child]> where Related == [Child] {
-        Including([Child.self]) { access, parents in
+        Including([Child.self] + (condition?.relatedEntityTypes(of: Child.self) ?? [])) { access, parents in
             try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
         }
     }
@@ -72,7 +72,8 @@ public struct Including<Parent: Entity, Related>: Sendable {
         _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
         sortedBy sort: [Sort] = [], limit: Int? = nil, including nested: Including<Child, Nested>
     ) -> Including<Parent, [Loaded<Child, Nested>]> where Related == [Loaded<Child, Nested>] {
-        Including([Child.self] + nested.entities) { access, parents in
+        Including([Child.self] + (condition?.relatedEntityTypes(of: Child.self) ?? []) + nested.entities) {
+            access, parents in
             let groups = try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
             var related = try nested.load(access, groups.flatMap { $0 }).makeIterator()
             return groups.map { group in
@@ -164,7 +165,8 @@ extension Database {
         _ type: E.Type = E.self, where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil,
         offset: Int = 0, including: Including<E, Related>
     ) -> ObservedValues<[Loaded<E, Related>]> {
-        observe(tracking: [E.self] + including.entities) { context in
+        let related = condition?.relatedEntityTypes(of: E.self) ?? []
+        return observe(tracking: [E.self] + related + including.entities) { context in
             try context.recover(
                 type, where: condition, sortedBy: sort, limit: limit, offset: offset, including: including)
         }

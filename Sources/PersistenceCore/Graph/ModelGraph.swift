@@ -38,6 +38,8 @@ package final class ModelGraph: Sendable {
     package let references: [[Reference]]
     /// The to-ones that refer to each entity, by entity position.
     package let referrers: [[Referrer]]
+    /// Each entity's position by name.
+    private let byName: [String: Int]
     /// Whether the model declares no relationship at all: then no write needs to look anything up.
     package let isEmpty: Bool
     /// By entity position: whether a cascade may delete the entity's records by a condition on their foreign key,
@@ -91,6 +93,7 @@ package final class ModelGraph: Sendable {
                 }
             }
         }
+        self.byName = byName
         self.references = references
         self.referrers = referrers
         isEmpty = references.allSatisfy(\.isEmpty)
@@ -102,6 +105,9 @@ package final class ModelGraph: Sendable {
         }
         self.sweepable = sweepable
     }
+
+    /// The position of the entity named `name`, if it is in the model.
+    package func position(named name: String) -> Int? { byName[name] }
 
     /// The model's graph from its (cached) layouts.
     package convenience init(model: Model) throws {

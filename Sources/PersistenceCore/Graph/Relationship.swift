@@ -58,6 +58,14 @@ public struct Relationship: Sendable, Hashable, Codable {
     /// to-many; a to-one declared without one gets ``DeleteRule/nullify`` when its foreign key is optional and
     /// ``DeleteRule/deny`` when it is required.
     public var deleteRule: DeleteRule?
+    /// The target's type when the relationship was declared with it (``toOne(_:_:foreignKey:onDelete:)``,
+    /// ``toMany(_:_:inverse:)``); not stored with the schema. Observations follow it to the entities a condition on
+    /// related records reads.
+    package var targetType: (any Entity.Type)?
+
+    private enum CodingKeys: String, CodingKey {
+        case name, kind, target, foreignKey, inverse, deleteRule
+    }
 
     /// Creates a relationship; ``toOne(_:_:foreignKey:onDelete:)`` and ``toMany(_:_:inverse:)`` read better.
     public init(
@@ -83,12 +91,32 @@ public struct Relationship: Sendable, Hashable, Codable {
     public static func toOne<Target: Entity>(
         _ name: String, _ target: Target.Type, foreignKey: String, onDelete: DeleteRule? = nil
     ) -> Relationship {
-        Relationship(name: name, kind: .toOne, target: Target.entityName, foreignKey: foreignKey, deleteRule: onDelete)
+        var relationship = Relationship(
+            name: name, kind: .toOne, target: Target.entityName, foreignKey: foreignKey, deleteRule: onDelete)
+        relationship.targetType = Target.self
+        return relationship
     }
 
     /// A to-many relationship: the records of `target` whose to-one `inverse` refers to this record.
     public static func toMany<Target: Entity>(_ name: String, _ target: Target.Type, inverse: String) -> Relationship {
-        Relationship(name: name, kind: .toMany, target: Target.entityName, inverse: inverse)
+        var relationship = Relationship(name: name, kind: .toMany, target: Target.entityName, inverse: inverse)
+        relationship.targetType = Target.self
+        return relationship
+    }
+
+    /// Relationships are equal when their stored declarations are (the target's type is not part of it).
+    public static func == (lhs: Relationship, rhs: Relationship) -> Bool {
+        (lhs.name, lhs.kind, lhs.target, lhs.foreignKey, lhs.inverse, lhs.deleteRule)
+            == (rhs.name, rhs.kind, rhs.target, rhs.foreignKey, rhs.inverse, rhs.deleteRule)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(kind)
+        hasher.combine(target)
+        hasher.combine(foreignKey)
+        hasher.combine(inverse)
+        hasher.combine(deleteRule)
     }
 }
 

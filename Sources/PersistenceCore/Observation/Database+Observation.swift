@@ -24,9 +24,12 @@ extension Database {
         observe(type, query: Query(where: condition, sortedBy: sort, limit: limit, offset: offset))
     }
 
-    /// Observes the records of a type matching a query.
+    /// Observes the records of a type matching a query (and, for a condition on related records, after writes to
+    /// the related entities too).
     public func observe<E: Entity>(_ type: E.Type, query: Query) -> ObservedValues<[E]> {
-        observe(tracking: [E.self]) { context in try context.recover(E.self, query: query) }
+        observe(tracking: [E.self] + (query.condition?.relatedEntityTypes(of: E.self) ?? [])) { context in
+            try context.recover(E.self, query: query)
+        }
     }
 
     /// Observes one record by primary key: the record, each new version of it, and `nil` while there is none.

@@ -14,6 +14,9 @@
 /// == nil` matches missing emails; `!= "x"` matches `nil` too); ordering comparisons, ``Field/contains(_:)`` and
 /// ``Field/hasPrefix(_:)`` are false for `nil`; text compares by UTF-8 bytes, case-sensitively; integers and
 /// reals compare numerically.
+///
+/// Conditions reach through relationships with ``Related``: `Related("posts").contains(where: Field("draft") ==
+/// false)`, `Related("author").matches(Field("name") == "Ann")`, `Related("posts").count >= 3`.
 public indirect enum Condition: Sendable, Hashable {
     /// `attribute <op> value`.
     case comparison(String, ComparisonOperator, Value)
@@ -31,8 +34,12 @@ public indirect enum Condition: Sendable, Hashable {
     case or([Condition])
     /// The condition does not hold.
     case not(Condition)
+    /// The number of records the relationship leads to that match the condition (all when `nil`) satisfies the
+    /// count comparison; build it with ``Related``. The condition is on the related entity's attributes.
+    case related(String, Condition?, CountComparison)
 
-    /// Every attribute name the condition mentions.
+    /// Every attribute name of the entity that the condition mentions (not those of conditions on related
+    /// records, which belong to other entities).
     public var attributeNames: [String] {
         switch self {
         case .comparison(let name, _, _), .oneOf(let name, _), .contains(let name, _), .hasPrefix(let name, _),
@@ -40,6 +47,7 @@ public indirect enum Condition: Sendable, Hashable {
             [name]
         case .and(let conditions), .or(let conditions): conditions.flatMap(\.attributeNames)
         case .not(let condition): condition.attributeNames
+        case .related: []
         }
     }
 

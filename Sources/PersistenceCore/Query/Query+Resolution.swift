@@ -11,6 +11,35 @@ package indirect enum ResolvedCondition: Sendable {
     case and([ResolvedCondition])
     case or([ResolvedCondition])
     case not(ResolvedCondition)
+    /// A condition on the records a relationship leads to (``Condition/related(_:_:_:)``).
+    case related(RelatedCondition)
+    /// A ``related(_:)`` condition answered ahead of a scan: how many matching related records each value of the
+    /// attribute at the position has (backends that evaluate in memory build it; ``RelatedCounts``).
+    case relatedCounts(Int, RelatedCounts)
+
+    /// Whether the condition reaches through a relationship anywhere (not yet answered ahead of a scan).
+    package var isRelated: Bool {
+        switch self {
+        case .related: true
+        case .and(let conditions), .or(let conditions): conditions.contains { $0.isRelated }
+        case .not(let condition): condition.isRelated
+        default: false
+        }
+    }
+
+    /// The condition with every ``related(_:)`` replaced by what `answer` makes of it (innermost first is the
+    /// answerer's business: it resolves the related condition's own condition as it likes).
+    package func answeringRelated(_ answer: (RelatedCondition) throws -> ResolvedCondition) rethrows
+        -> ResolvedCondition
+    {
+        switch self {
+        case .related(let related): try answer(related)
+        case .and(let conditions): .and(try conditions.map { try $0.answeringRelated(answer) })
+        case .or(let conditions): .or(try conditions.map { try $0.answeringRelated(answer) })
+        case .not(let condition): .not(try condition.answeringRelated(answer))
+        default: self
+        }
+    }
 }
 
 /// A query checked against a layout.
@@ -25,9 +54,11 @@ package struct ResolvedQuery: Sendable {
 }
 
 extension Condition {
-    /// Checks names and operand types against `layout`.
+    /// Checks names and operand types against `layout`, and conditions on related records against the model's
+    /// `graph` (without one they are ``PersistenceError/Code/invalidArgument``: where the graph isn't known, as in a
+    /// migration's record access).
     /// - Throws: ``PersistenceError/Code/unknownAttribute`` or ``PersistenceError/Code/typeMismatch``.
-    package func resolve(in layout: RecordLayout) throws -> ResolvedCondition {
+    package func resolve(in layout: RecordLayout, graph: ModelGraph? = nil) throws -> ResolvedCondition {
         func position(_ name: String) throws -> Int { try layout.requirePosition(of: name) }
         func check(_ value: Value, against position: Int, allowNull: Bool) throws {
             let type = layout.types[position]
@@ -85,11 +116,13 @@ extension Condition {
         case .isNull(let name):
             return try .isNull(position(name))
         case .and(let conditions):
-            return try .and(conditions.map { try $0.resolve(in: layout) })
+            return try .and(conditions.map { try $0.resolve(in: layout, graph: graph) })
         case .or(let conditions):
-            return try .or(conditions.map { try $0.resolve(in: layout) })
+            return try .or(conditions.map { try $0.resolve(in: layout, graph: graph) })
         case .not(let condition):
-            return try .not(condition.resolve(in: layout))
+            return try .not(condition.resolve(in: layout, graph: graph))
+        case .related(let name, let condition, let count):
+            return try .related(Self.resolveRelated(name, condition, count, in: layout, graph: graph))
         }
     }
 }
@@ -98,7 +131,7 @@ extension Query {
     /// Checks the query against `layout`.
     /// - Throws: ``PersistenceError/Code/unknownAttribute``, ``PersistenceError/Code/typeMismatch`` or
     ///   ``PersistenceError/Code/invalidArgument`` (a negative limit, limit per value or offset).
-    package func resolve(in layout: RecordLayout) throws -> ResolvedQuery {
+    package func resolve(in layout: RecordLayout, graph: ModelGraph? = nil) throws -> ResolvedQuery {
         if let limit, limit < 0 { throw PersistenceError(.invalidArgument, "a query's limit can't be negative") }
         guard offset >= 0 else { throw PersistenceError(.invalidArgument, "a query's offset can't be negative") }
         var keys = try sort.map { (position: try layout.requirePosition(of: $0.attribute), ascending: $0.ascending) }
@@ -106,7 +139,7 @@ extension Query {
             keys.append((layout.primaryKeyIndex, true))
         }
         var resolved = try ResolvedQuery(
-            condition: condition?.resolve(in: layout), sort: keys, limit: limit, offset: offset)
+            condition: condition?.resolve(in: layout, graph: graph), sort: keys, limit: limit, offset: offset)
         if let perValue = limitPerValue {
             guard perValue.limit >= 0 else {
                 throw PersistenceError(.invalidArgument, "a query's limit per value can't be negative")

@@ -36,6 +36,13 @@ extension ResolvedCondition {
             return conditions.contains { $0.matches(values) }
         case .not(let condition):
             return !condition.matches(values)
+        case .relatedCounts(let at, let counts):
+            return counts.holds(for: values[at])
+        case .related:
+            // Backends that evaluate in memory answer related conditions ahead of the scan
+            // (`answeringRelated`); one left here is a bug in the backend, never the user's doing.
+            assertionFailure("a related condition reached in-memory evaluation unanswered")
+            return false
         }
     }
 

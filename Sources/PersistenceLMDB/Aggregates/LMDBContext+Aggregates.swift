@@ -7,7 +7,7 @@ extension LMDBContext {
         try use(writing: false)
         let store = try stores.store(for: E.self)
         state.instrumentation.trace("aggregate", entity: store.layout.entity.name)
-        let resolved = try ResolvedAggregateQuery(query, in: store.layout)
+        let resolved = try ResolvedAggregateQuery(query, in: store.layout, graph: graph)
         if resolved.groups.isEmpty, resolved.having == nil, query.aggregates.count == 1,
             let only = resolved.columns.first, only.function == .count, only.position == nil
         {

@@ -191,6 +191,9 @@ extension LMDBContext {
         _ condition: ResolvedCondition?, _ store: EntityStore,
         _ visit: (UnsafeRawBufferPointer, [Value]) throws -> Bool
     ) throws {
+        if let condition, condition.isRelated {
+            return try visitMatching(answeringRelated(condition), store, visit)
+        }
         if let condition, let answer = try candidates(condition, store) {
             for (key, filed) in answer.keys.sorted(by: { $0.key.precedesBytewise($1.key) }) {
                 try state.cancellation?.check()
@@ -218,6 +221,21 @@ extension LMDBContext {
         }
     }
 
+    /// The condition with each condition on related records answered by one pass over the related entity's
+    /// matching records (through an index where one answers their condition), counting them per linked value.
+    func answeringRelated(_ condition: ResolvedCondition) throws -> ResolvedCondition {
+        try condition.answeringRelated { related in
+            let target = try stores.store(for: graph.types[related.target])
+            var counts: [Value: Int] = [:]
+            try visitMatching(related.condition, target) { _, values in
+                let linked = values[related.remote]
+                if !linked.isNull { counts[linked, default: 0] += 1 }
+                return true
+            }
+            return .relatedCounts(related.local, RelatedCounts(counts: counts, count: related.count))
+        }
+    }
+
     /// What an index answered of a condition: the primary keys it holds for the looked-up values, each with the
     /// value it is filed under, and whether that answers the whole condition. Every record it names must hold the
     /// value it is filed under; the rest of a compound condition may not hold.
@@ -235,6 +253,10 @@ extension LMDBContext {
         case .comparison(let at, .equal, let value):
             return try lookup([value], at: at, store).map { IndexAnswer(keys: $0.keys, position: at, index: $0.index) }
         case .oneOf(let at, let values):
+            return try lookup(values, at: at, store).map { IndexAnswer(keys: $0.keys, position: at, index: $0.index) }
+        case .relatedCounts(let at, let counts):
+            // Only values with related records satisfy it: the foreign key's index finds their records.
+            guard let values = counts.satisfyingValues else { return nil }
             return try lookup(values, at: at, store).map { IndexAnswer(keys: $0.keys, position: at, index: $0.index) }
         case .and(let conditions):
             for condition in conditions {

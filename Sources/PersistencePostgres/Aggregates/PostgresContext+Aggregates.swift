@@ -6,10 +6,10 @@ extension PostgresContext {
     public func aggregate<E: Entity>(_ type: E.Type, query: AggregateQuery) throws -> [AggregateRow] {
         try use(writing: false)
         let table = try tables.table(for: E.self)
-        let resolved = try ResolvedAggregateQuery(query, in: table.layout)
+        let resolved = try ResolvedAggregateQuery(query, in: table.layout, graph: graph)
         let (sql, compiled) = SQLAggregateCompiler(
             dialect: PostgresConditionCompiler.dialect, aggregates: Self.aggregates
-        ).select(resolved, from: table.table, layout: table.layout)
+        ).select(resolved, from: table.table, layout: table.layout, tables: tables(for: resolved.resolvedCondition))
         let classes = resolved.result.types.map(\.storageClass)
         var values: [Value] = []
         let arguments = try checked(compiled)

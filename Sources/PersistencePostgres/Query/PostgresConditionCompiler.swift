@@ -18,9 +18,13 @@ struct PostgresConditionCompiler {
         equal: { "(\($0) IS NOT NULL AND \($0) = \($1))" }, notEqual: { "NOT (\($0) IS NOT NULL AND \($0) = \($1))" },
         contains: { "position(\($1) IN \($0)) > 0" })
 
-    init(table: PostgresTable) {
+    /// - Parameter tables: The model's quoted tables in model order, for conditions on related records (needed
+    ///   only when the condition has one).
+    init(table: PostgresTable, tables: [String] = []) {
         self.table = table
         sql = SQLConditionCompiler(dialect: Self.dialect, layout: table.layout)
+        sql.table = table.table
+        sql.tables = tables
     }
 
     private func column(_ position: Int) -> String { sql.column(position) }

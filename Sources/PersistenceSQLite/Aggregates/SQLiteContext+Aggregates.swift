@@ -5,9 +5,10 @@ extension SQLiteContext {
     public func aggregate<E: Entity>(_ type: E.Type, query: AggregateQuery) throws -> [AggregateRow] {
         let connection = try use(writing: false)
         let mapping = try mappings.mapping(for: E.self)
-        let resolved = try ResolvedAggregateQuery(query, in: mapping.layout)
+        let resolved = try ResolvedAggregateQuery(query, in: mapping.layout, graph: graph)
         let (sql, arguments) = SQLAggregateCompiler(dialect: ConditionCompiler.dialect, aggregates: Self.aggregates)
-            .select(resolved, from: mapping.table, layout: mapping.layout)
+            .select(
+                resolved, from: mapping.table, layout: mapping.layout, tables: tables(for: resolved.resolvedCondition))
         let statement = try connection.statement(sql: sql, arguments: arguments.count)
         trace(sql, mapping)
         try statement.bind(arguments)

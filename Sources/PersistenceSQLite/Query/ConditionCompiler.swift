@@ -14,9 +14,13 @@ struct ConditionCompiler {
         placeholder: { _ in "?" }, trueLiteral: "1", falseLiteral: "0",
         equal: { "\($0) IS \($1)" }, notEqual: { "\($0) IS NOT \($1)" }, contains: { "instr(\($0), \($1)) > 0" })
 
-    init(mapping: TableMapping) {
+    /// - Parameter tables: The model's quoted tables in model order, for conditions on related records (needed
+    ///   only when the condition has one).
+    init(mapping: TableMapping, tables: [String] = []) {
         self.mapping = mapping
         sql = SQLConditionCompiler(dialect: Self.dialect, layout: mapping.layout)
+        sql.table = mapping.table
+        sql.tables = tables
     }
 
     private func column(_ position: Int) -> String { sql.column(position) }

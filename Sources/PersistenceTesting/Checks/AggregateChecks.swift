@@ -380,7 +380,7 @@ enum AggregateChecks {
         case .and(let parts): return try parts.allSatisfy { try matches($0, value) }
         case .or(let parts): return try parts.contains { try matches($0, value) }
         case .not(let inner): return try !matches(inner, value)
-        case .contains, .hasPrefix: throw PersistenceError(.invalidArgument, "not used by these checks")
+        case .contains, .hasPrefix, .related: throw PersistenceError(.invalidArgument, "not used by these checks")
         }
     }
 

@@ -53,7 +53,7 @@ public enum ConformanceSuite {
         + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all + VerificationChecks.all
         + ObservationChecks.all + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
         + HandWrittenRecordChecks.all + RelationshipChecks.all + AggregateChecks.all + GraphLoadingChecks.all
-        + RelationshipQueryChecks.all
+        + RelationshipQueryChecks.all + ManyToManyChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

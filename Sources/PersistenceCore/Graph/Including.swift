@@ -38,7 +38,8 @@ extension Loaded: Equatable where Record: Equatable, Related: Equatable {}
 /// primary key); a to-one loads the record each parent's foreign key names (`Target?`: `nil` for a `nil` key, or
 /// one that names no record). Per level, the related records of up to ``batchSize`` parents come in one query —
 /// the per-parent limit a window function in SQL (`ROW_NUMBER() OVER (PARTITION BY …)`), a count per parent on
-/// LMDB.
+/// LMDB. A many-to-many loads through its links: one query for the links of the parents, one for the records they
+/// name, filtered and sorted; each parent then takes its own in that order, up to the limit.
 public struct Including<Parent: Entity, Related>: Sendable {
     /// How many parents' related records one query loads.
     public static var batchSize: Int { 5_000 }
@@ -55,13 +56,25 @@ public struct Including<Parent: Entity, Related>: Sendable {
         self.load = load
     }
 
-    /// The records of `child` that the to-many `relationship` of `Parent` leads to, for each parent: those matching
-    /// `condition`, in the order of `sort` (then primary key), at most `limit` per parent.
+    /// What loading `relationship` reads: the child entity, a many-to-many's join entity, and the entities the
+    /// condition on the children reaches.
+    private static func tracked<Child: Entity>(_ relationship: String, _ child: Child.Type, _ condition: Condition?)
+        -> [any Entity.Type]
+    {
+        var types: [any Entity.Type] = [Child.self]
+        if let declared = Parent.relationships.first(where: { $0.name == relationship }), declared.kind == .manyToMany {
+            types.append(ManyToManyLinks.linkType(of: declared, Parent.self, Child.self))
+        }
+        return types + (condition?.relatedEntityTypes(of: Child.self) ?? [])
+    }
+
+    /// The records of `child` that the to-many (or many-to-many) `relationship` of `Parent` leads to, for each
+    /// parent: those matching `condition`, in the order of `sort` (then primary key), at most `limit` per parent.
     public static func many<Child: Entity>(
         _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
         sortedBy sort: [Sort] = [], limit: Int? = nil
     ) -> Including<Parent, [Child]> where Related == [Child] {
-        Including([Child.self] + (condition?.relatedEntityTypes(of: Child.self) ?? [])) { access, parents in
+        Including(tracked(relationship, Child.self, condition)) { access, parents in
             try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
         }
     }
@@ -72,7 +85,7 @@ public struct Including<Parent: Entity, Related>: Sendable {
         _ relationship: String, _ child: Child.Type = Child.self, where condition: Condition? = nil,
         sortedBy sort: [Sort] = [], limit: Int? = nil, including nested: Including<Child, Nested>
     ) -> Including<Parent, [Loaded<Child, Nested>]> where Related == [Loaded<Child, Nested>] {
-        Including([Child.self] + (condition?.relatedEntityTypes(of: Child.self) ?? []) + nested.entities) {
+        Including(tracked(relationship, Child.self, condition) + nested.entities) {
             access, parents in
             let groups = try GraphLoader<Parent, Child>(access, relationship).many(parents, condition, sort, limit)
             var related = try nested.load(access, groups.flatMap { $0 }).makeIterator()
@@ -198,6 +211,7 @@ struct GraphLoader<Parent: Entity, Child: Entity> {
 
     /// For each parent, its children through a to-many, filtered, sorted and limited per parent.
     func many(_ parents: [Parent], _ condition: Condition?, _ sort: [Sort], _ limit: Int?) throws -> [[Child]] {
+        if relationship.kind == .manyToMany { return try linked(parents, condition, sort, limit) }
         guard relationship.kind == .toMany, let inverse = relationship.inverse,
             let foreignKey = childLayout.entity.relationship(named: inverse)?.foreignKey,
             let position = childLayout.position(of: foreignKey)
@@ -220,6 +234,45 @@ struct GraphLoader<Parent: Entity, Child: Entity> {
             }
         }
         return keys.map { children[$0] ?? [] }
+    }
+
+    /// For each parent, its records through a many-to-many: the links of a batch of parents in one query, the
+    /// records they name (filtered and sorted) in another, then each parent's in that order, up to `limit`.
+    func linked(_ parents: [Parent], _ condition: Condition?, _ sort: [Sort], _ limit: Int?) throws -> [[Child]] {
+        if let limit, limit < 0 { throw PersistenceError(.invalidArgument, "a query's limit can't be negative") }
+        let parentName = parentLayout.entity.name
+        let linkName = ManyToManyLinks.entityName(of: relationship, of: parentName)
+        let keys = ManyToManyLinks.keys(of: relationship, of: parentName)
+        guard let link = access.graph.position(named: linkName), case let linkLayout = access.graph.layouts[link],
+            let near = linkLayout.position(of: keys.near), let far = linkLayout.position(of: keys.far)
+        else { throw PersistenceError(.invalidSchema, "the join entity '\(linkName)' is not in the model") }
+        let parentKeys = parents.map(\.id.storedValue)
+        var linked: [Value: [Value]] = [:]
+        for batch in Self.distinctBatches(of: parentKeys) {
+            try forEachRecord(access.graph.types[link], Query(where: .oneOf(keys.near, batch))) { values in
+                linked[values[near], default: []].append(values[far])
+            }
+        }
+        // The linked records, in the order asked for: each parent takes its own in that order.
+        var rows: [[Value]] = []
+        let keyName = childLayout.entity.primaryKey
+        let batches = Self.distinctBatches(of: linked.values.flatMap { $0 })
+        for batch in batches {
+            let scope: Condition = .oneOf(keyName, batch)
+            try forEachRecord(Child.self, Query(where: condition.map { scope && $0 } ?? scope, sortedBy: sort)) {
+                rows.append($0)
+            }
+        }
+        // Each batch came sorted; more than one are sorted together, as the query sorts.
+        if batches.count > 1 { rows.sort(by: try Query(sortedBy: sort).resolve(in: childLayout).areInIncreasingOrder) }
+        var order: [Value: Int] = [:]
+        for (index, values) in rows.enumerated() { order[values[childLayout.primaryKeyIndex]] = index }
+        let reader = RecordReader(layout: childLayout)
+        let children = try rows.map { try reader.decode(Child.self, from: $0) }
+        return parentKeys.map { key in
+            let positions = (linked[key] ?? []).compactMap { order[$0] }.sorted()
+            return positions.prefix(limit ?? Int.max).map { children[$0] }
+        }
     }
 
     /// For each parent, the record its to-one's foreign key names, or `nil`.

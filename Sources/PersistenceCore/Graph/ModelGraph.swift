@@ -58,6 +58,7 @@ package final class ModelGraph: Sendable {
         for (position, layout) in layouts.enumerated() { byName[layout.entity.name] = position }
         var references = [[Reference]](repeating: [], count: layouts.count)
         var referrers = [[Referrer]](repeating: [], count: layouts.count)
+        var links: [String: String] = [:]
         for (position, layout) in layouts.enumerated() {
             let entity = layout.entity
             for relationship in entity.relationships {
@@ -82,6 +83,8 @@ package final class ModelGraph: Sendable {
                         Reference(name: relationship.name, foreignKey: foreignKey, target: target))
                     referrers[target].append(
                         Referrer(source: position, name: relationship.name, foreignKey: foreignKey, rule: rule))
+                case .manyToMany:
+                    try Self.checkManyToMany(relationship, of: entity, targetEntity, byName, &links)
                 case .toMany:
                     let inverse = relationship.inverse.flatMap { targetEntity.relationship(named: $0) }
                     guard let inverse, inverse.kind == .toOne, inverse.target == entity.name else {
@@ -104,6 +107,44 @@ package final class ModelGraph: Sendable {
             }
         }
         self.sweepable = sweepable
+    }
+
+    /// Checks a many-to-many: its inverse is a many-to-many of the target leading back to it, an entity's with itself
+    /// has two names, its join entity is in the model, and no other many-to-many links the same two entities.
+    private static func checkManyToMany(
+        _ relationship: Relationship, of entity: EntityDescription, _ target: EntityDescription,
+        _ byName: [String: Int], _ links: inout [String: String]
+    ) throws {
+        let label = "relationship '\(entity.name).\(relationship.name)'"
+        let inverse = relationship.inverse.flatMap { target.relationship(named: $0) }
+        guard let inverse, inverse.kind == .manyToMany, inverse.target == entity.name,
+            inverse.inverse == relationship.name
+        else {
+            throw PersistenceError(
+                .invalidSchema,
+                "\(label) names inverse '\(relationship.inverse ?? "")', which is not a many-to-many of '\(target.name)' naming it back"
+            )
+        }
+        guard entity.name != target.name || relationship.name != inverse.name else {
+            throw PersistenceError(
+                .invalidSchema,
+                "\(label) is its own inverse: a many-to-many of an entity with itself has two names (\"follows\", \"followers\")"
+            )
+        }
+        let link = ManyToManyLinks.entityName(of: relationship, of: entity.name)
+        guard byName[link] != nil else {
+            throw PersistenceError(
+                .invalidSchema, "\(label) needs its join entity '\(link)' in the model (Model(entities:) adds it)")
+        }
+        guard ManyToManyLinks.isSource(relationship, of: entity.name) else { return }
+        let pair = "\(entity.name).\(relationship.name)"
+        if let other = links[link], other != pair {
+            throw PersistenceError(
+                .invalidSchema,
+                "\(label) and '\(other)' both link '\(entity.name)' and '\(target.name)': two entities have at most one many-to-many (declare a join entity of your own for more)"
+            )
+        }
+        links[link] = pair
     }
 
     /// The position of the entity named `name`, if it is in the model.

@@ -41,6 +41,9 @@ public struct Relationship: Sendable, Hashable, Codable {
         case toOne
         /// The side whose records are referred to by any number of records of the target.
         case toMany
+        /// Either side of a many-to-many: any number of records on each side, linked through a join entity the
+        /// model adds (``ManyToManyLink``).
+        case manyToMany
     }
 
     /// The relationship's name, unique among the entity's relationships and attributes.
@@ -51,8 +54,9 @@ public struct Relationship: Sendable, Hashable, Codable {
     public var target: String
     /// For a to-one: the attribute of this entity that holds the target's primary key. `nil` for a to-many.
     public var foreignKey: String?
-    /// For a to-many: the name of the target's to-one that refers back to this entity. `nil` for a to-one (its
-    /// inverse, if any, is the to-many that names it).
+    /// For a to-many: the name of the target's to-one that refers back to this entity; for a many-to-many: the
+    /// target's many-to-many that leads back. `nil` for a to-one (its inverse, if any, is the to-many that names
+    /// it).
     public var inverse: String?
     /// For a to-one: what happens to this entity's records when the record they refer to is deleted. `nil` for a
     /// to-many; a to-one declared without one gets ``DeleteRule/nullify`` when its foreign key is optional and
@@ -100,6 +104,33 @@ public struct Relationship: Sendable, Hashable, Codable {
     /// A to-many relationship: the records of `target` whose to-one `inverse` refers to this record.
     public static func toMany<Target: Entity>(_ name: String, _ target: Target.Type, inverse: String) -> Relationship {
         var relationship = Relationship(name: name, kind: .toMany, target: Target.entityName, inverse: inverse)
+        relationship.targetType = Target.self
+        return relationship
+    }
+
+    /// A many-to-many relationship: any number of records of `target`, each of which may be linked to any number of
+    /// records of this entity. Both entities declare it, each naming the other's as `inverse`:
+    ///
+    /// ```swift
+    /// struct Post: Entity {
+    ///     var id: Int64
+    ///     static let relationships: [Relationship] = [.manyToMany("tags", Tag.self, inverse: "posts")]
+    /// }
+    /// struct Tag: Entity {
+    ///     var id: String
+    ///     static let relationships: [Relationship] = [.manyToMany("posts", Post.self, inverse: "tags")]
+    /// }
+    /// ```
+    ///
+    /// The links are records of a join entity the model adds and the library manages (``ManyToManyLink``, named
+    /// `Post_Tag` here): ``DatabaseContext/link(_:_:_:)`` and ``DatabaseContext/unlink(_:_:_:)`` write them, deleting
+    /// a record on either side deletes its links, and conditions (``Related``) and eager loading
+    /// (``Including/many(_:_:where:sortedBy:limit:)``) go through them. Two entities have at most one many-to-many
+    /// between them; one between an entity and itself has two names (`"follows"`, `"followers"`).
+    public static func manyToMany<Target: Entity>(_ name: String, _ target: Target.Type, inverse: String)
+        -> Relationship
+    {
+        var relationship = Relationship(name: name, kind: .manyToMany, target: Target.entityName, inverse: inverse)
         relationship.targetType = Target.self
         return relationship
     }

@@ -103,8 +103,12 @@ extension Condition {
         case .not(let condition):
             return condition.relatedEntityTypes(of: entity)
         case .related(let name, let condition, _):
-            guard let target = entity.relationships.first(where: { $0.name == name })?.targetType else { return [] }
-            return [target] + (condition?.relatedEntityTypes(of: target) ?? [])
+            guard let relationship = entity.relationships.first(where: { $0.name == name }),
+                let target = relationship.targetType
+            else { return [] }
+            let link =
+                relationship.kind == .manyToMany ? [ManyToManyLinks.linkType(of: relationship, entity, target)] : []
+            return link + [target] + (condition?.relatedEntityTypes(of: target) ?? [])
         default:
             return []
         }

@@ -64,13 +64,17 @@ extension Condition {
             throw PersistenceError(.unknownEntity, "'\(relationship.target)' is not in the model")
         }
         let targetLayout = graph.layouts[target]
+        let resolved = try condition?.resolve(in: targetLayout, graph: graph)
+        if relationship.kind == .manyToMany {
+            return try resolveManyToMany(relationship, of: layout, target: target, resolved, count, graph)
+        }
         let local: Int?
         let remote: Int?
         switch relationship.kind {
         case .toOne:
             local = relationship.foreignKey.flatMap(layout.position(of:))
             remote = targetLayout.primaryKeyIndex
-        case .toMany:
+        case .toMany, .manyToMany:
             local = layout.primaryKeyIndex
             remote = relationship.inverse.flatMap { targetLayout.entity.relationship(named: $0)?.foreignKey }
                 .flatMap(targetLayout.position(of:))
@@ -80,6 +84,32 @@ extension Condition {
         }
         return RelatedCondition(
             name: name, local: local, target: target, targetLayout: targetLayout, remote: remote,
-            condition: try condition?.resolve(in: targetLayout, graph: graph), count: count)
+            condition: resolved, count: count)
+    }
+
+    /// A many-to-many as two steps: the links whose near key is this record's primary key, counted when their far
+    /// key names a related record that matches.
+    private static func resolveManyToMany(
+        _ relationship: Relationship, of layout: RecordLayout, target: Int, _ condition: ResolvedCondition?,
+        _ count: CountComparison, _ graph: ModelGraph
+    ) throws -> RelatedCondition {
+        let entity = layout.entity.name
+        let linkName = ManyToManyLinks.entityName(of: relationship, of: entity)
+        let keys = ManyToManyLinks.keys(of: relationship, of: entity)
+        guard let link = graph.position(named: linkName), case let linkLayout = graph.layouts[link],
+            let near = linkLayout.position(of: keys.near), let far = linkLayout.position(of: keys.far)
+        else {
+            throw PersistenceError(.invalidSchema, "the join entity '\(linkName)' is not in the model")
+        }
+        let targetLayout = graph.layouts[target]
+        let linked = condition.map { condition in
+            ResolvedCondition.related(
+                RelatedCondition(
+                    name: relationship.name, local: far, target: target, targetLayout: targetLayout,
+                    remote: targetLayout.primaryKeyIndex, condition: condition, count: .atLeastOne))
+        }
+        return RelatedCondition(
+            name: relationship.name, local: layout.primaryKeyIndex, target: link, targetLayout: linkLayout,
+            remote: near, condition: linked, count: count)
     }
 }

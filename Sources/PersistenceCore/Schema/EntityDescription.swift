@@ -155,14 +155,14 @@ public struct EntityDescription: Sendable, Hashable, Codable {
                         "\(label) nullifies on delete, but its foreign key '\(foreignKey)' is not optional: make it optional or choose cascade, deny or noAction"
                     )
                 }
-            case .toMany:
+            case .toMany, .manyToMany:
                 guard relationship.foreignKey == nil, relationship.deleteRule == nil,
                     let inverse = relationship.inverse, !inverse.isEmpty
                 else {
+                    let kind = relationship.kind == .toMany ? "a to-many" : "a many-to-many"
                     throw PersistenceError(
                         .invalidSchema,
-                        "\(label) is a to-many: it names its inverse to-one and has neither foreign key nor delete rule"
-                    )
+                        "\(label) is \(kind): it names its inverse and has neither foreign key nor delete rule")
                 }
             }
         }

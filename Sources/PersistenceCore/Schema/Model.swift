@@ -8,13 +8,16 @@
 public struct Model: Sendable {
     /// The model's version; stored with the data.
     public var version: Int
-    /// The entity types, in the order their tables are created.
+    /// The entity types, in the order their tables are created: those given, then the join entities of their
+    /// many-to-many relationships (``ManyToManyLink``).
     public var entities: [any Entity.Type]
 
-    /// Creates a model.
+    /// Creates a model of `entities` and the join entities their many-to-many relationships need.
     public init(version: Int = 1, entities: [any Entity.Type]) {
         self.version = version
-        self.entities = entities
+        let given = Set(entities.map { ObjectIdentifier($0) })
+        self.entities =
+            entities + ManyToManyLinks.linkTypes(of: entities).filter { !given.contains(ObjectIdentifier($0)) }
     }
 
     /// The descriptions of the model's entities, checked for duplicate names and for relationships that fit their

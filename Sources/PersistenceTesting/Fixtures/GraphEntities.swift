@@ -142,6 +142,58 @@ enum GraphFixtures {
         Department.self, Employee.self, Owner.self, Dog.self, Author.self, Book.self,
     ]
 
+    // Many-to-many: students and courses (integer and text keys), and people following people.
+    struct Student: Entity, Equatable {
+        var id: Int64
+        var name: String
+        static let relationships: [Relationship] = [.manyToMany("courses", Course.self, inverse: "students")]
+    }
+
+    struct Course: Entity, Equatable {
+        var id: String
+        var title: String
+        var credits: Int
+        static let relationships: [Relationship] = [.manyToMany("students", Student.self, inverse: "courses")]
+    }
+
+    struct Person: Entity, Equatable {
+        var id: Int64
+        var name: String
+        static let relationships: [Relationship] = [
+            .manyToMany("follows", Person.self, inverse: "followers"),
+            .manyToMany("followers", Person.self, inverse: "follows"),
+        ]
+    }
+
+    static let manyToManyEntities: [any Entity.Type] = [Student.self, Course.self, Person.self]
+
+    // Many-to-manys a model refuses: no inverse, its own inverse, two between the same entities.
+    struct OneSided: Entity {
+        var id: Int64
+        static let relationships: [Relationship] = [.manyToMany("authors", Author.self, inverse: "oneSided")]
+    }
+
+    struct OwnInverse: Entity {
+        var id: Int64
+        static let relationships: [Relationship] = [.manyToMany("friends", OwnInverse.self, inverse: "friends")]
+    }
+
+    struct Twice: Entity {
+        var id: Int64
+        static let relationships: [Relationship] = [
+            .manyToMany("likes", TwiceTarget.self, inverse: "likedBy"),
+            .manyToMany("hides", TwiceTarget.self, inverse: "hiddenBy"),
+        ]
+    }
+
+    struct TwiceTarget: Entity {
+        var id: Int64
+        static let relationships: [Relationship] = [
+            .manyToMany("likedBy", Twice.self, inverse: "likes"),
+            .manyToMany("hiddenBy", Twice.self, inverse: "hides"),
+        ]
+    }
+
     // Declarations a model refuses (with `Author`, which has no relationships of its own, as their target).
     struct NullifiesRequired: Entity {
         var id: Int64

@@ -10,8 +10,56 @@ enum RelationshipMigrationChecks {
             "inferred: declares a relationship on old records, then renames it and changes its rule"
         ) {
             try declaresAndChanges($0)
-        }
+        },
+        MigrationConformanceCheck("inferred: declares a many-to-many on old records, adding its join entity") {
+            try declaresManyToMany($0)
+        },
     ]
+
+    enum Plain {
+        struct Reader: Entity, Equatable {
+            var id: Int64
+        }
+
+        struct Book: Entity, Equatable {
+            var id: String
+        }
+    }
+
+    enum Linked {
+        struct Reader: Entity, Equatable {
+            var id: Int64
+            static let relationships: [Relationship] = [.manyToMany("books", Book.self, inverse: "readers")]
+        }
+
+        struct Book: Entity, Equatable {
+            var id: String
+            static let relationships: [Relationship] = [.manyToMany("readers", Reader.self, inverse: "books")]
+        }
+    }
+
+    static func declaresManyToMany(_ stores: MigrationStores) throws {
+        try stores.seed("Library", Model(version: 1, entities: [Plain.Reader.self, Plain.Book.self])) { db in
+            try db.create([Plain.Reader(id: 1), Plain.Reader(id: 2)])
+            try db.create([Plain.Book(id: "Dune"), Plain.Book(id: "Emma")])
+        }
+        let v2 = Model(version: 2, entities: [Linked.Reader.self, Linked.Book.self])
+        let names = v2.entities.map { $0.entityName }
+        #expect(names == ["Reader", "Book", "Book_Reader"])
+        let opened = try stores.open("Library", v2)
+        #expect(opened.report?.steps.first?.kind == .inferred)
+        let db = opened.database
+        #expect(try db.link(Linked.Reader(id: 1), "books", Linked.Book(id: "Emma")))
+        #expect(try db.link(Linked.Book(id: "Dune"), "readers", Linked.Reader(id: 1)))
+        let readers = try db.recover(Linked.Reader.self, including: .many("books", Linked.Book.self))
+        #expect(readers.map { $0.related.map(\.id) } == [["Dune", "Emma"], []])
+        #expect(try db.verify().isSound)
+        try db.close()
+        let again = try stores.open("Library", v2)
+        #expect(again.report == nil)
+        #expect(try again.database.count(ManyToManyLink<Linked.Book, Linked.Reader>.self) == 2)
+        try again.database.close()
+    }
 
     enum V1 {
         struct Team: Entity, Equatable {

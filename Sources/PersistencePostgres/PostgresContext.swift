@@ -280,13 +280,35 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         }
     }
 
+    package func forEachRecordValues<E: Entity>(
+        _ type: E.Type, query: Query, attributes positions: [Int], _ body: ([Value]) throws -> Void
+    ) throws {
+        let table = try tables.table(for: E.self)
+        var values: [Value] = []
+        // A limit per value orders the ranked rows by the sort columns: they must be selected.
+        guard query.limitPerValue == nil, !positions.isEmpty else {
+            return try forEachRow(of: table, query: query) { row in
+                try row.read(as: table.classes, into: &values)
+                try body(positions.map { values[$0] })
+            }
+        }
+        let classes = positions.map { table.classes[$0] }
+        try forEachRow(of: table, query: query, columns: positions) { row in
+            try row.read(as: classes, into: &values)
+            try body(values)
+        }
+    }
+
     /// Runs the SELECT of `query` through a server-side cursor, fetching ``fetchSize`` rows at a time, so memory
-    /// holds one batch however many rows match. `row` may use the context (the cursor waits between fetches).
-    private func forEachRow(of table: PostgresTable, query: Query, _ row: (PostgresRow) throws -> Void) throws {
+    /// holds one batch however many rows match. `row` may use the context (the cursor waits between fetches). The
+    /// rows hold every column, or those of the attributes at `columns`, in that order.
+    private func forEachRow(
+        of table: PostgresTable, query: Query, columns: [Int]? = nil, _ row: (PostgresRow) throws -> Void
+    ) throws {
         try use(writing: false)
         let resolved = try query.resolve(in: table.layout, graph: graph)
         var compiler = PostgresConditionCompiler(table: table, tables: tables(for: resolved.condition))
-        let sql = compiler.select(resolved)
+        let sql = compiler.select(resolved, columns: columns)
         let arguments = try checked(compiler.arguments)
         let entity = table.layout.entity.name
         // A window no larger than a batch needs no cursor.

@@ -215,15 +215,28 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         }
     }
 
-    /// Runs the SELECT of `query` and calls `row` with the statement on each result row.
+    package func forEachRecordValues<E: Entity>(
+        _ type: E.Type, query: Query, attributes positions: [Int], _ body: ([Value]) throws -> Void
+    ) throws {
+        var values: [Value] = []
+        // A limit per value orders the ranked rows by the sort columns: they must be selected.
+        let columns = query.limitPerValue == nil && !positions.isEmpty ? positions : nil
+        try forEachRow(of: type, query: query, columns: columns) { statement, _ in
+            statement.readRow(into: &values)
+            try body(columns == nil ? positions.map { values[$0] } : values)
+        }
+    }
+
+    /// Runs the SELECT of `query` and calls `row` with the statement on each result row: every column, or those of
+    /// the attributes at `columns`, in that order.
     private func forEachRow<E: Entity>(
-        of type: E.Type, query: Query, _ row: (Statement, TableMapping) throws -> Void
+        of type: E.Type, query: Query, columns: [Int]? = nil, _ row: (Statement, TableMapping) throws -> Void
     ) throws {
         let connection = try use(writing: false)
         let mapping = try mappings.mapping(for: E.self)
         let resolved = try query.resolve(in: mapping.layout, graph: graph)
         var compiler = ConditionCompiler(mapping: mapping, tables: tables(for: resolved.condition))
-        let sql = compiler.select(resolved)
+        let sql = compiler.select(resolved, columns: columns)
         let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
         trace(sql, mapping)
         try statement.bind(compiler.arguments)

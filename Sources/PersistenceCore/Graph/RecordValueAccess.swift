@@ -9,6 +9,13 @@ package protocol RecordValueAccess: AnyObject {
     /// `body` must not change the store.
     func forEachRecordValues<E: Entity>(_ type: E.Type, query: Query, _ body: ([Value]) throws -> Void) throws
 
+    /// Calls `body` with the values of the attributes at `positions` (in that order) of each record of `type` that
+    /// `query` selects: what a projection reads. SQL backends select only those columns; the default reads whole
+    /// records.
+    func forEachRecordValues<E: Entity>(
+        _ type: E.Type, query: Query, attributes positions: [Int], _ body: ([Value]) throws -> Void
+    ) throws
+
     /// Whether a record of `type` has the primary key whose stored value is `key`.
     func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
 
@@ -30,6 +37,19 @@ package protocol RecordValueAccess: AnyObject {
 }
 
 extension RecordValueAccess {
+    /// Reads whole records and hands over the values at `positions`.
+    package func forEachRecordValues<E: Entity>(
+        _ type: E.Type, query: Query, attributes positions: [Int], _ body: ([Value]) throws -> Void
+    ) throws {
+        var projected: [Value] = []
+        projected.reserveCapacity(positions.count)
+        try forEachRecordValues(type, query: query) { values in
+            projected.removeAll(keepingCapacity: true)
+            for position in positions { projected.append(values[position]) }
+            try body(projected)
+        }
+    }
+
     /// Calls `body` with the values of each record of `type` matching `condition` (all when `nil`), in primary-key
     /// order; `body` must not change the store.
     package func forEachRecordValues<E: Entity>(

@@ -7,6 +7,9 @@ extension DatabaseContext {
     /// let rows = try context.recover(OrderRow.self, from: Order.self, sortedBy: [.descending("placedAt")], limit: 50)
     /// ```
     ///
+    /// SQLite and PostgreSQL select only those columns; LMDB reads whole records (a record is one value) and hands
+    /// over those attributes.
+    ///
     /// Each of the type's attributes must be one of the entity's, of the same kind (an `Int` reads an `Int64`
     /// attribute); it may be optional where the entity's isn't, not the other way round.
     /// - Throws: ``PersistenceError/Code/unknownAttribute`` for an attribute the entity lacks,
@@ -43,16 +46,16 @@ extension DatabaseContext {
             layout: RecordLayout(
                 EntityDescription(unchecked: layout.entity.name, attributes: attributes, primaryKey: "", indexes: [])))
         var rows: [P] = []
-        try project(access, E.self, Query(where: condition, sortedBy: sort, limit: limit, offset: offset)) { values in
-            rows.append(try reader.decode(P.self, from: positions.map { values[$0] }))
-        }
+        let query = Query(where: condition, sortedBy: sort, limit: limit, offset: offset)
+        try project(access, E.self, query, positions) { values in rows.append(try reader.decode(P.self, from: values)) }
         return rows
     }
 
     private func project<E: Entity>(
-        _ access: any RecordValueAccess, _ type: E.Type, _ query: Query, _ body: ([Value]) throws -> Void
+        _ access: any RecordValueAccess, _ type: E.Type, _ query: Query, _ positions: [Int],
+        _ body: ([Value]) throws -> Void
     ) throws {
-        try access.forEachRecordValues(type, query: query, body)
+        try access.forEachRecordValues(type, query: query, attributes: positions, body)
     }
 }
 

@@ -9,15 +9,24 @@ public struct Model: Sendable {
     /// The model's version; stored with the data.
     public var version: Int
     /// The entity types, in the order their tables are created: those given, then the join entities of their
-    /// many-to-many relationships (``ManyToManyLink``).
-    public var entities: [any Entity.Type]
+    /// many-to-many relationships (``ManyToManyLink``), which setting the property adds again.
+    public var entities: [any Entity.Type] {
+        get { storedEntities }
+        set { storedEntities = Self.withLinks(newValue) }
+    }
+
+    private var storedEntities: [any Entity.Type]
 
     /// Creates a model of `entities` and the join entities their many-to-many relationships need.
     public init(version: Int = 1, entities: [any Entity.Type]) {
         self.version = version
+        storedEntities = Self.withLinks(entities)
+    }
+
+    /// `entities` and the join entities of their many-to-manys that aren't among them.
+    private static func withLinks(_ entities: [any Entity.Type]) -> [any Entity.Type] {
         let given = Set(entities.map { ObjectIdentifier($0) })
-        self.entities =
-            entities + ManyToManyLinks.linkTypes(of: entities).filter { !given.contains(ObjectIdentifier($0)) }
+        return entities + ManyToManyLinks.linkTypes(of: entities).filter { !given.contains(ObjectIdentifier($0)) }
     }
 
     /// The descriptions of the model's entities, checked for duplicate names and for relationships that fit their

@@ -33,12 +33,13 @@ struct PostgresConditionCompiler {
 
     mutating func compile(_ condition: ResolvedCondition) -> String { sql.compile(condition) }
 
-    /// `SELECT … WHERE … ORDER BY … LIMIT $n OFFSET $m` for a checked query; nulls sort first, as on the other
-    /// backends.
-    mutating func select(_ query: ResolvedQuery) -> String {
+    /// `SELECT … WHERE … ORDER BY … LIMIT $n OFFSET $m` for a checked query (every column, or those at `columns`);
+    /// nulls sort first, as on the other backends.
+    mutating func select(_ query: ResolvedQuery, columns: [Int]? = nil) -> String {
         let order = query.sort.map { "\(column($0.position)) \($0.ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
             .joined(separator: ", ")
-        var sql = self.sql.select(columns: table.columns, from: table.table, query, order: order)
+        let selected = columns.map { $0.map { column($0) }.joined(separator: ", ") } ?? table.columns
+        var sql = self.sql.select(columns: selected, from: table.table, query, order: order)
         if let limit = query.limit { sql += " LIMIT \(bind(.integer(Int64(limit))))" }
         if query.offset > 0 { sql += " OFFSET \(bind(.integer(Int64(query.offset))))" }
         return sql

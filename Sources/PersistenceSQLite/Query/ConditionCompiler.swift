@@ -29,11 +29,12 @@ struct ConditionCompiler {
 
     mutating func compile(_ condition: ResolvedCondition) -> String { sql.compile(condition) }
 
-    /// `SELECT … WHERE … ORDER BY … LIMIT ? OFFSET ?` for a checked query.
-    mutating func select(_ query: ResolvedQuery) -> String {
+    /// `SELECT … WHERE … ORDER BY … LIMIT ? OFFSET ?` for a checked query: every column, or those at `columns`.
+    mutating func select(_ query: ResolvedQuery, columns: [Int]? = nil) -> String {
         let order = query.sort.map { "\(column($0.position)) \($0.ascending ? "ASC" : "DESC")" }
             .joined(separator: ", ")
-        var sql = self.sql.select(columns: mapping.columns, from: mapping.table, query, order: order)
+        let selected = columns.map { $0.map { column($0) }.joined(separator: ", ") } ?? mapping.columns
+        var sql = self.sql.select(columns: selected, from: mapping.table, query, order: order)
         if query.limit != nil || query.offset > 0 {
             sql += " LIMIT \(bind(.integer(Int64(query.limit ?? -1)))) OFFSET \(bind(.integer(Int64(query.offset))))"
         }

@@ -2,7 +2,7 @@ import Foundation
 import PersistenceCore
 
 /// The object-graph step: line items under orders under customers, a cascade and a deny, eager loading with a
-/// limit per customer, and totals computed by the store.
+/// limit per customer, totals computed by the store, and a condition through a relationship.
 extension ShopFlow {
     func graph() throws {
         console.step("Relationships: customers → orders → line items, loaded and totalled by the store")
@@ -59,6 +59,11 @@ extension ShopFlow {
             console.detail("customer \(customer ?? 0): \(count ?? 0) orders, \(Console.money(spent ?? 0))")
         }
         try console.check(!totals.isEmpty, "customers with two orders or more")
+        // The same customers asked through the relationship: one query, no records read into Swift.
+        let regulars = try db.recover(Customer.self, where: Related("orders").count >= 2, sortedBy: [.ascending("id")])
+        console.detail("Related(\"orders\").count >= 2 -> \(regulars.map(\.name).joined(separator: ", "))")
+        let totalled = try totals.compactMap { row -> Int64? in try row.value("customerID") }
+        try console.check(regulars.map(\.id) == totalled.sorted(), "a condition through a relationship")
 
         // Deny: a customer with orders stays. Cascade: an order takes its line items with it.
         guard let first = orders.first else { throw DemoError.unexpected("the flow left no orders") }

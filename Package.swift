@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 /// Settings every target shares: Swift 6 mode comes from the tools version; these add the house rules.
@@ -17,6 +18,8 @@ let package = Package(
         .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
         .library(name: "PersistencePostgres", targets: ["PersistencePostgres"]),
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
+        // `@Entity`: an app that doesn't import it doesn't build swift-syntax.
+        .library(name: "PersistenceMacros", targets: ["PersistenceMacros"]),
         .executable(name: "persistence", targets: ["persistence"]),
     ],
     dependencies: [
@@ -31,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The `@Entity` macro's compiler plugin: only PersistenceMacros depends on it.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
     ],
     targets: [
         // C libraries: system packages, never products, imported `internal` by the one backend that uses each.
@@ -101,6 +106,25 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // `@Entity` writes an entity's record code at compile time: the macro's plugin, and the library that declares
+        // it (its own product, so apps that don't use it never build swift-syntax).
+        .macro(
+            name: "PersistenceMacrosPlugin",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PersistenceMacros",
+            dependencies: ["PersistenceCore", "PersistenceMacrosPlugin"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PersistenceTesting",
             dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
@@ -144,6 +168,18 @@ let package = Package(
         .testTarget(
             name: "PersistencePostgresTests",
             dependencies: ["PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PersistenceMacrosTests",
+            dependencies: [
+                "PersistenceCore", "PersistenceMacros", "PersistenceMacrosPlugin", "PersistenceSQLite",
+                "PersistenceLMDB",
+                "PersistenceTesting",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -114,6 +114,67 @@ public struct AttributeReader {
         return try RecordDecoder.value(T.self, from: value, as: .codable, name: name, layout: reader.layout)
     }
 
+    // MARK: One name for every attribute type (what `@Entity` generates)
+
+    /// Reads an attribute of any type an entity can store, in the form `Codable` stores it: the overload the
+    /// compiler picks for `T` — a stored attribute type directly, a raw-value enum by its raw value, `UInt64` and
+    /// `UInt` checked, anything else `Decodable` as JSON. `@Entity` generates calls to it; hand-written code may
+    /// call it too.
+    @inlinable
+    public func read<T: StoredAttribute & Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
+        try decode(name, as: type)
+    }
+
+    /// Reads an optional attribute of a stored attribute type: `nil` for a stored `nil`.
+    @inlinable
+    public func read<T: StoredAttribute & Decodable>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
+        try decode(name, as: type)
+    }
+
+    /// Reads a raw-value enum.
+    @inlinable
+    public func read<T: RawRepresentable & Decodable>(_ name: String, as type: T.Type = T.self) throws -> T
+    where T.RawValue: StoredAttribute {
+        try decode(name, as: type)
+    }
+
+    /// Reads an optional raw-value enum.
+    @inlinable
+    public func read<T: RawRepresentable & Decodable>(_ name: String, as type: T?.Type = T?.self) throws -> T?
+    where T.RawValue: StoredAttribute {
+        try decode(name, as: type)
+    }
+
+    /// Reads a `UInt64`.
+    public func read(_ name: String, as type: UInt64.Type = UInt64.self) throws -> UInt64 {
+        try decode(name, as: type)
+    }
+
+    /// Reads an optional `UInt64`.
+    public func read(_ name: String, as type: UInt64?.Type = UInt64?.self) throws -> UInt64? {
+        try reader.attribute(name).isNull ? nil : decode(name, as: UInt64.self)
+    }
+
+    /// Reads a `UInt`.
+    public func read(_ name: String, as type: UInt.Type = UInt.self) throws -> UInt {
+        try decode(name, as: type)
+    }
+
+    /// Reads an optional `UInt`.
+    public func read(_ name: String, as type: UInt?.Type = UInt?.self) throws -> UInt? {
+        try reader.attribute(name).isNull ? nil : decode(name, as: UInt.self)
+    }
+
+    /// Reads any other `Decodable` attribute, stored as JSON.
+    public func read<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
+        try decodeJSON(name, as: type)
+    }
+
+    /// Reads an optional `Decodable` attribute stored as JSON: `nil` for a stored `nil`.
+    public func read<T: Decodable>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
+        try decodeJSON(name, as: type)
+    }
+
     @usableFromInline
     func mismatch(_ name: String, _ value: Value, _ type: Any.Type) -> PersistenceError {
         RecordDecoder.mismatch(reader.layout, name, value, type)
@@ -173,6 +234,60 @@ public struct AttributeWriter {
         guard let value else { return try storage.storeChecked(.null, for: name) }
         try storage.storeChecked(RecordEncoder.value(value, as: .codable, attribute: name), for: name)
     }
+
+    // MARK: One name for every attribute type (what `@Entity` generates)
+
+    /// Writes an attribute of any type an entity can store, in the form `Codable` stores it (the overload the
+    /// compiler picks for `T`, as ``AttributeReader/read(_:as:)-(_,T.Type)`` reads it). `@Entity` generates calls to
+    /// it.
+    @inlinable
+    public func write<T: StoredAttribute & Encodable>(_ value: T, for name: String) throws {
+        try encode(value, for: name)
+    }
+
+    /// Writes an optional attribute of a stored attribute type: `nil` stores `nil`.
+    @inlinable
+    public func write<T: StoredAttribute & Encodable>(_ value: T?, for name: String) throws {
+        try encode(value, for: name)
+    }
+
+    /// Writes a raw-value enum as its raw value.
+    @inlinable
+    public func write<T: RawRepresentable & Encodable>(_ value: T, for name: String) throws
+    where T.RawValue: StoredAttribute {
+        try encode(value, for: name)
+    }
+
+    /// Writes an optional raw-value enum.
+    @inlinable
+    public func write<T: RawRepresentable & Encodable>(_ value: T?, for name: String) throws
+    where T.RawValue: StoredAttribute {
+        try encode(value, for: name)
+    }
+
+    /// Writes a `UInt64`; above `Int64.max` is ``PersistenceError/Code/invalidValue``.
+    public func write(_ value: UInt64, for name: String) throws { try encode(value, for: name) }
+
+    /// Writes an optional `UInt64`.
+    public func write(_ value: UInt64?, for name: String) throws {
+        guard let value else { return try storage.storeChecked(.null, for: name) }
+        try encode(value, for: name)
+    }
+
+    /// Writes a `UInt`; above `Int64.max` is ``PersistenceError/Code/invalidValue``.
+    public func write(_ value: UInt, for name: String) throws { try encode(value, for: name) }
+
+    /// Writes an optional `UInt`.
+    public func write(_ value: UInt?, for name: String) throws {
+        guard let value else { return try storage.storeChecked(.null, for: name) }
+        try encode(value, for: name)
+    }
+
+    /// Writes any other `Encodable` attribute as JSON.
+    public func write<T: Encodable>(_ value: T, for name: String) throws { try encodeJSON(value, for: name) }
+
+    /// Writes an optional `Encodable` attribute as JSON: `nil` stores `nil`.
+    public func write<T: Encodable>(_ value: T?, for name: String) throws { try encodeJSON(value, for: name) }
 
     /// Writes a stored value as it is.
     public func encode(value: Value, for name: String) throws {

@@ -1,0 +1,223 @@
+import SwiftDiagnostics
+import SwiftParser
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@Entity`: writes a struct's `init(record:)` and `encode(to:)` — what an entity would otherwise read and write
+/// through `Codable`'s keyed containers — from its stored properties, in an extension that also adds the `Entity`
+/// conformance (an extension keeps the struct's memberwise initializer).
+///
+/// Each attribute is read and written by name through `AttributeReader.read` and `AttributeWriter.write`, whose
+/// overloads pick the stored form the property's type has under `Codable` (a stored attribute type directly, a
+/// raw-value enum by its raw value, anything else as JSON), so the two paths store identical records.
+struct EntityMacro: ExtensionMacro {
+    static func expansion(
+        of node: AttributeSyntax, attachedTo declaration: some DeclGroupSyntax,
+        providingExtensionsOf type: some TypeSyntaxProtocol, conformingTo protocols: [TypeSyntax],
+        in context: some MacroExpansionContext
+    ) throws -> [ExtensionDeclSyntax] {
+        guard let structure = declaration.as(StructDeclSyntax.self) else {
+            throw DiagnosticsError(diagnostics: [
+                Diagnostic(node: node, message: EntityDiagnostic.notAStruct)
+            ])
+        }
+        let model = try EntityModel(structure)
+        let access = model.access.map { "\($0) " } ?? ""
+        let reads = model.attributes.map { "self.\($0.property) = try record.read(\($0.literal))" }
+        let writes = model.attributes.map { "try record.write(self.\($0.property), for: \($0.literal))" }
+        let conformance = protocols.isEmpty ? "" : ": " + protocols.map(\.trimmedDescription).joined(separator: ", ")
+        let source: DeclSyntax = """
+            extension \(type.trimmed)\(raw: conformance) {
+                /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
+                \(raw: access)init(record: PersistenceCore.AttributeReader) throws {
+                    \(raw: reads.joined(separator: "\n"))
+                }
+
+                /// Writes the entity's attributes into a record (written by `@Entity`).
+                \(raw: access)func encode(to record: PersistenceCore.AttributeWriter) throws {
+                    \(raw: writes.joined(separator: "\n"))
+                }
+            }
+            """
+        guard let extensionDecl = source.as(ExtensionDeclSyntax.self) else { return [] }
+        return [extensionDecl]
+    }
+}
+
+/// What `@Entity` reads off a struct: its stored attributes (by `CodingKeys` where it has them) and its access.
+struct EntityModel {
+    struct Attribute {
+        /// The property's name.
+        let property: String
+        /// The attribute's name, as a string literal.
+        let literal: String
+    }
+
+    let attributes: [Attribute]
+    /// The access the generated members need: `public`, `package`, or none (internal).
+    let access: String?
+
+    init(_ structure: StructDeclSyntax) throws {
+        var diagnostics: [Diagnostic] = []
+        var stored: [(name: String, binding: PatternBindingSyntax)] = []
+        var hasID = false
+        var codingKeys: [String: String]?
+        for member in structure.memberBlock.members {
+            let decl = member.decl
+            if let variable = decl.as(VariableDeclSyntax.self) {
+                guard !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) }) else { continue }
+                for binding in variable.bindings {
+                    guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription
+                    else {
+                        diagnostics.append(Diagnostic(node: binding.pattern, message: EntityDiagnostic.pattern))
+                        continue
+                    }
+                    if name == "id" { hasID = true }
+                    if Self.isComputed(binding) { continue }
+                    if variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.lazy) }) {
+                        diagnostics.append(Diagnostic(node: binding, message: EntityDiagnostic.lazy(name)))
+                        continue
+                    }
+                    // A `let` with a value is never decoded by `Codable`: not an attribute.
+                    if variable.bindingSpecifier.tokenKind == .keyword(.let), binding.initializer != nil { continue }
+                    if let type = binding.typeAnnotation?.type, let problem = Self.unsupported(type) {
+                        diagnostics.append(Diagnostic(node: type, message: EntityDiagnostic.type(name, problem)))
+                        continue
+                    }
+                    stored.append((name, binding))
+                }
+            } else if let enumDecl = decl.as(EnumDeclSyntax.self), enumDecl.name.text == "CodingKeys" {
+                codingKeys = Self.keys(of: enumDecl)
+            } else if let function = decl.as(FunctionDeclSyntax.self), function.name.text == "encode",
+                function.signature.parameterClause.parameters.first?.type.trimmedDescription == "Encoder"
+                    || function.signature.parameterClause.parameters.first?.type.trimmedDescription == "any Encoder"
+            {
+                diagnostics.append(Diagnostic(node: function.name, message: EntityDiagnostic.ownCodable))
+            } else if let initializer = decl.as(InitializerDeclSyntax.self),
+                initializer.signature.parameterClause.parameters.first?.firstName.text == "from"
+            {
+                diagnostics.append(Diagnostic(node: initializer.initKeyword, message: EntityDiagnostic.ownCodable))
+            }
+        }
+        if !hasID {
+            diagnostics.append(Diagnostic(node: structure.name, message: EntityDiagnostic.noID))
+        }
+        let attributes: [Attribute] = stored.compactMap { property in
+            guard let codingKeys else {
+                return Attribute(property: property.name, literal: Self.literal(property.name))
+            }
+            // Left out of `CodingKeys`: not stored (it has a default value, or `Codable` refuses the type already).
+            return codingKeys[property.name].map { Attribute(property: property.name, literal: Self.literal($0)) }
+        }
+        if attributes.isEmpty, diagnostics.isEmpty {
+            diagnostics.append(Diagnostic(node: structure.name, message: EntityDiagnostic.nothingStored))
+        }
+        guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
+        self.attributes = attributes
+        let modifiers = structure.modifiers.map(\.name.tokenKind)
+        access =
+            modifiers.contains(.keyword(.public)) || modifiers.contains(.keyword(.open))
+            ? "public" : modifiers.contains(.keyword(.package)) ? "package" : nil
+    }
+
+    /// Whether a binding is computed (a getter, or `get`/`set` accessors) rather than stored (observers are stored).
+    static func isComputed(_ binding: PatternBindingSyntax) -> Bool {
+        guard let accessors = binding.accessorBlock?.accessors else { return false }
+        switch accessors {
+        case .getter: return true
+        case .accessors(let list):
+            return list.contains {
+                [.keyword(.get), .keyword(.set), .keyword(._read), .keyword(._modify)].contains(
+                    $0.accessorSpecifier.tokenKind)
+            }
+        }
+    }
+
+    /// Why a property's type can't be stored, or `nil` when it can (what `Codable` accepts is checked by the
+    /// compiler against the generated calls).
+    static func unsupported(_ type: TypeSyntax) -> String? {
+        if let optional = type.as(OptionalTypeSyntax.self) { return unsupported(optional.wrappedType) }
+        if let optional = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+            return unsupported(optional.wrappedType)
+        }
+        if type.is(FunctionTypeSyntax.self) { return "a function" }
+        if type.is(TupleTypeSyntax.self) { return "a tuple" }
+        if type.is(MetatypeTypeSyntax.self) { return "a metatype" }
+        if let some = type.as(SomeOrAnyTypeSyntax.self) {
+            return some.someOrAnySpecifier.tokenKind == .keyword(.some) ? "an opaque type" : "an existential"
+        }
+        if let attributed = type.as(AttributedTypeSyntax.self) { return unsupported(attributed.baseType) }
+        if let identifier = type.as(IdentifierTypeSyntax.self), ["Any", "AnyObject"].contains(identifier.name.text) {
+            return "an existential"
+        }
+        return nil
+    }
+
+    /// The attribute names a `CodingKeys` enum gives its cases.
+    static func keys(of codingKeys: EnumDeclSyntax) -> [String: String] {
+        var keys: [String: String] = [:]
+        for member in codingKeys.memberBlock.members {
+            guard let cases = member.decl.as(EnumCaseDeclSyntax.self) else { continue }
+            for element in cases.elements {
+                let name = element.name.text.trimmingBackticks
+                let raw = element.rawValue?.value.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+                keys[name] = raw ?? name
+            }
+        }
+        return keys
+    }
+
+    /// A string literal of `text`.
+    static func literal(_ text: String) -> String {
+        StringLiteralExprSyntax(content: text).trimmedDescription
+    }
+}
+
+extension String {
+    /// The identifier without the backticks that escape a keyword.
+    var trimmingBackticks: String {
+        hasPrefix("`") && hasSuffix("`") && count > 1 ? String(dropFirst().dropLast()) : self
+    }
+}
+
+/// The errors `@Entity` reports at compile time.
+enum EntityDiagnostic: DiagnosticMessage {
+    case notAStruct
+    case noID
+    case nothingStored
+    case pattern
+    case lazy(String)
+    case type(String, String)
+    case ownCodable
+
+    var message: String {
+        switch self {
+        case .notAStruct: "@Entity applies to a struct: entities are plain values"
+        case .noID: "an entity needs an 'id' property (its primary key, or one that returns it)"
+        case .nothingStored: "an entity needs at least one stored property: this one has only computed ones"
+        case .pattern: "@Entity can't store a property declared with a pattern; declare each property by name"
+        case .lazy(let name): "'\(name)' is lazy: an entity's stored properties are its attributes, read whole"
+        case .type(let name, let problem): "'\(name)' is \(problem), which can't be stored as an attribute"
+        case .ownCodable:
+            "@Entity writes the record code from the stored properties; a type with its own Codable implementation "
+                + "may store differently: drop @Entity (Codable is the default) or the custom implementation"
+        }
+    }
+
+    var diagnosticID: MessageID {
+        let id: String =
+            switch self {
+            case .notAStruct: "notAStruct"
+            case .noID: "noID"
+            case .nothingStored: "nothingStored"
+            case .pattern: "pattern"
+            case .lazy: "lazy"
+            case .type: "type"
+            case .ownCodable: "ownCodable"
+            }
+        return MessageID(domain: "PersistenceMacros", id: id)
+    }
+
+    var severity: DiagnosticSeverity { .error }
+}

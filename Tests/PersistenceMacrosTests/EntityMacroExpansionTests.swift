@@ -1,0 +1,187 @@
+import SwiftSyntax
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@testable import PersistenceMacrosPlugin
+
+/// What `@Entity` writes, and what it refuses at compile time, checked on the expansion itself.
+struct EntityMacroExpansionTests {
+    let macros: [String: MacroSpec] = [
+        "Entity": MacroSpec(
+            type: EntityMacro.self, conformances: [TypeSyntax(IdentifierTypeSyntax(name: .identifier("Entity")))])
+    ]
+
+    func expect(
+        _ source: String, expands expanded: String, diagnostics: [DiagnosticSpec] = [],
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
+        assertMacroExpansion(
+            source, expandedSource: expanded, diagnostics: diagnostics, macroSpecs: macros,
+            failureHandler: { Issue.record("\($0.message)", sourceLocation: sourceLocation) })
+    }
+
+    @Test func readsAndWritesEachStoredPropertyInOrder() {
+        expect(
+            """
+            @Entity
+            struct Order {
+                var id: Int64
+                var placed: Date
+                let note: String?
+                var total: Double { 0 }
+                static let indexes: [Index] = []
+                var watched: Int = 0 {
+                    didSet {}
+                }
+            }
+            """,
+            expands: """
+                struct Order {
+                    var id: Int64
+                    var placed: Date
+                    let note: String?
+                    var total: Double { 0 }
+                    static let indexes: [Index] = []
+                    var watched: Int = 0 {
+                        didSet {}
+                    }
+                }
+
+                extension Order: Entity {
+                    /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
+                    init(record: PersistenceCore.AttributeReader) throws {
+                        self.id = try record.read("id")
+                        self.placed = try record.read("placed")
+                        self.note = try record.read("note")
+                        self.watched = try record.read("watched")
+                    }
+
+                    /// Writes the entity's attributes into a record (written by `@Entity`).
+                    func encode(to record: PersistenceCore.AttributeWriter) throws {
+                        try record.write(self.id, for: "id")
+                        try record.write(self.placed, for: "placed")
+                        try record.write(self.note, for: "note")
+                        try record.write(self.watched, for: "watched")
+                    }
+                }
+                """)
+    }
+
+    @Test func followsCodingKeysAndAccess() {
+        expect(
+            """
+            @Entity
+            public struct Person: Codable {
+                public var id: UUID
+                public var fullName: String
+                var cache: [String] = []
+                let kind = "person"
+                enum CodingKeys: String, CodingKey {
+                    case id
+                    case fullName = "full_name"
+                }
+            }
+            """,
+            expands: """
+                public struct Person: Codable {
+                    public var id: UUID
+                    public var fullName: String
+                    var cache: [String] = []
+                    let kind = "person"
+                    enum CodingKeys: String, CodingKey {
+                        case id
+                        case fullName = "full_name"
+                    }
+                }
+
+                extension Person: Entity {
+                    /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
+                    public init(record: PersistenceCore.AttributeReader) throws {
+                        self.id = try record.read("id")
+                        self.fullName = try record.read("full_name")
+                    }
+
+                    /// Writes the entity's attributes into a record (written by `@Entity`).
+                    public func encode(to record: PersistenceCore.AttributeWriter) throws {
+                        try record.write(self.id, for: "id")
+                        try record.write(self.fullName, for: "full_name")
+                    }
+                }
+                """)
+    }
+
+    @Test func refusesWhatCantBeStored() {
+        expect(
+            """
+            @Entity
+            struct Broken {
+                var id: Int64
+                var callback: () -> Void
+                var pair: (Int, Int)
+                var anything: Any
+                var shape: any Sendable
+                var kind: Int.Type
+                lazy var cached: Int = 1
+            }
+            """,
+            expands: """
+                struct Broken {
+                    var id: Int64
+                    var callback: () -> Void
+                    var pair: (Int, Int)
+                    var anything: Any
+                    var shape: any Sendable
+                    var kind: Int.Type
+                    lazy var cached: Int = 1
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "'callback' is a function, which can't be stored as an attribute", line: 4, column: 19),
+                DiagnosticSpec(
+                    message: "'pair' is a tuple, which can't be stored as an attribute", line: 5, column: 15),
+                DiagnosticSpec(
+                    message: "'anything' is an existential, which can't be stored as an attribute", line: 6, column: 19),
+                DiagnosticSpec(
+                    message: "'shape' is an existential, which can't be stored as an attribute", line: 7, column: 16),
+                DiagnosticSpec(
+                    message: "'kind' is a metatype, which can't be stored as an attribute", line: 8, column: 15),
+                DiagnosticSpec(
+                    message: "'cached' is lazy: an entity's stored properties are its attributes, read whole", line: 9,
+                    column: 14),
+            ])
+    }
+
+    @Test func refusesAClassNoIDOnlyComputedAndOwnCodable() {
+        expect(
+            "@Entity\nclass Box {\n    var id = 1\n}",
+            expands: "class Box {\n    var id = 1\n}",
+            diagnostics: [
+                DiagnosticSpec(message: "@Entity applies to a struct: entities are plain values", line: 1, column: 1)
+            ])
+        expect(
+            "@Entity\nstruct Note {\n    var text: String\n}",
+            expands: "struct Note {\n    var text: String\n}",
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "an entity needs an 'id' property (its primary key, or one that returns it)", line: 2,
+                    column: 8)
+            ])
+        expect(
+            "@Entity\nstruct Derived {\n    var id: Int { 1 }\n}",
+            expands: "struct Derived {\n    var id: Int { 1 }\n}",
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "an entity needs at least one stored property: this one has only computed ones", line: 2,
+                    column: 8)
+            ])
+        let ownCodable =
+            "@Entity writes the record code from the stored properties; a type with its own Codable implementation "
+            + "may store differently: drop @Entity (Codable is the default) or the custom implementation"
+        expect(
+            "@Entity\nstruct Custom {\n    var id: Int\n    init(from decoder: any Decoder) throws { id = 1 }\n}",
+            expands: "struct Custom {\n    var id: Int\n    init(from decoder: any Decoder) throws { id = 1 }\n}",
+            diagnostics: [DiagnosticSpec(message: ownCodable, line: 4, column: 5)])
+    }
+}

@@ -49,6 +49,8 @@ let package = Package(
                 .product(name: "PersistenceSQLite", package: "persistence"),
                 .product(name: "PersistenceLMDB", package: "persistence"),
                 .product(name: "PersistencePostgres", package: "persistence"),
+                // D1's `@Entity` row: the macro's product (and so swift-syntax) only here, not in the library's build.
+                .product(name: "PersistenceMacros", package: "persistence"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),

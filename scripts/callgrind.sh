@@ -6,6 +6,7 @@
 # DWARF, so the binary runs with its debug information stripped (symbols are kept).
 #
 #   scripts/callgrind.sh            S2 S3 L1 L4 L6 at N=20000 (builds the Benchmarks package in release first)
+#   scripts/callgrind.sh D1         S2's read by record code: hand-written, @Entity, Codable
 #   N=5000 scripts/callgrind.sh S2  one workload, fewer records
 #   PERSISTENCE_POSTGRES_URL=… scripts/callgrind.sh P3   (scripts/with-postgres.sh sets it; raw postgres-nio
 #                                                   works on its event loop, so only ours' figure means something)
@@ -36,6 +37,10 @@ subjects() {
             echo "encrypted=24OursEncryptedLMDBSubjectC.*${witness}${method} plain=20OursPlainLMDBSubjectC.*${witness}${method}" \
                 "raw=19RawLMDBPlainSubjectC.*${witness}${method} raw+aes=20RawLMDBSealedSubjectC.*${witness}${method}"
             ;;
+        # The read inside `RecordCodeSubject.decodeAll`, specialized per record type (the closure given to `read`;
+        # the function around it is merged across types): hand-written (`Person`), `@Entity`, `Codable`.
+        D1) echo "raw=16RawSQLiteSubjectC11transaction.*8fetchAll hand=9decodeAll.*KXEfU_AA6PersonV_TG5" \
+            "entity=9decodeAll.*KXEfU_AA11MacroPersonV_TG5 codable=9decodeAll.*KXEfU_AA13CodablePersonV_TG5" ;;
         P3) echo "ours=19OursPostgresSubjectC.*${witness}6lookup3ids raw=18RawPostgresSubjectC.*${witness}6lookup3ids" ;;
         *) echo "unknown workload $1" >&2; exit 2 ;;
     esac

@@ -10,7 +10,7 @@ trap 'rm -rf "$graphs"' EXIT
 swift build --scratch-path .build-docc -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir \
     -Xswiftc "$graphs/all" >/dev/null
 status=0
-for module in PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting; do
+for module in PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting PersistenceMacros; do
     mkdir -p "$graphs/$module"
     cp "$graphs/all/$module".symbols.json "$graphs/$module/"
     cp "$graphs/all/$module"@*.symbols.json "$graphs/$module/" 2>/dev/null || true

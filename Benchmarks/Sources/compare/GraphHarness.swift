@@ -43,32 +43,10 @@ struct GraphHarness {
         }
     }
 
-    /// Runs each subject (`subjects[0]` is raw, `subjects[1]` ours) `runs` times; ratios are to raw.
     private func measure(
-        workload: String, subjects: [String], operations: Int, target: Target,
-        run: (Int, URL) throws -> Double
+        workload: String, subjects: [String], operations: Int, target: Target, run: (Int, URL) throws -> Double
     ) throws -> [ResultRow] {
-        var times = Array(repeating: [Double](), count: subjects.count)
-        for round in 0..<runs {
-            var line: [String] = []
-            for offset in subjects.indices {
-                let index = (offset + round) % subjects.count
-                let folder = try scratch.fresh("\(workload)-\(subjects[index])")
-                defer { try? FileManager.default.removeItem(at: folder) }
-                let seconds = try run(index, folder)
-                times[index].append(seconds)
-                line.append("\(subjects[index]) \(seconds.secondsText) s")
-            }
-            progress("\(workload) run \(round + 1)/\(runs): " + line.joined(separator: " · "))
-        }
-        let medians = times.map(median)
-        let grdb = subjects.firstIndex(of: "grdb").map { medians[$0] }
-        return subjects.indices.map { index in
-            ResultRow(
-                workload: workload, implementation: subjects[index], medianSeconds: medians[index],
-                operations: operations, ratioVsRaw: medians[index] / medians[0],
-                ratioVsReference: grdb.map { medians[index] / $0 },
-                target: subjects[index] == "ours" ? target : nil, records: operations)
-        }
+        try RotatingMeasurement(runs: runs, scratch: scratch).measure(
+            workload: workload, subjects: subjects, operations: operations, targets: ["ours": target], run: run)
     }
 }

@@ -14,6 +14,8 @@ struct Report {
         if !sqlite.isEmpty {
             sections.append("## SQLite\n\n" + timingTable(sqlite, referenceTitle: "× GRDB").render())
         }
+        let recordCode = rows.filter { $0.workload == RecordCodeSubject.workload }
+        if !recordCode.isEmpty { sections.append(recordCodeTable(recordCode)) }
         let mapping = rows.filter { $0.workload == MappingMigrationHarness.workload }
         if !mapping.isEmpty { sections.append(mappingMigrationTable(mapping)) }
         let reconcile = rows.filter { $0.workload == ReconcileSubject.workload }

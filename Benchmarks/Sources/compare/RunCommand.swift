@@ -85,7 +85,7 @@ struct RunCommand: ParsableCommand {
 
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        let needsDataset = selection.contains { $0.sqlite != nil || $0.lmdb != nil || $0.postgres != nil }
+        let needsDataset = selection.contains { $0.sqlite != nil || $0.lmdb != nil || $0.postgres != nil || $0 == .d1 }
         let dataset = needsDataset ? Dataset(count: n, lookups: lookups, singleInserts: min(1000, n)) : nil
         let harness = Harness(runs: runs, scratch: scratch)
         let postgresInputs =
@@ -107,6 +107,8 @@ struct RunCommand: ParsableCommand {
                 rows += try ConcurrentWritersHarness(commits: writerCommits, runs: runs, server: server).measure()
             } else if let workload = id.lmdb, let dataset {
                 rows += try harness.measure(workload, dataset: dataset)
+            } else if id == .d1, let dataset {
+                rows += try RecordCodeHarness(runs: runs, scratch: scratch).measure(dataset)
             } else if id == .s8 {
                 rows += try MappingMigrationHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .r1 {

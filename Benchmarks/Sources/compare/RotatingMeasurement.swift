@@ -1,0 +1,56 @@
+import Foundation
+import Workloads
+
+/// Runs each of a workload's implementations `runs` times, the order rotating every round, each run in a fresh
+/// folder (the run verifies its own result); the rows hold the medians, with ratios to the first implementation
+/// (raw) and to GRDB's where there is one.
+struct RotatingMeasurement {
+    let runs: Int
+    let scratch: ScratchDirectory
+
+    /// `subjects[0]` is raw; `targets` are the goals of the implementations that have one.
+    func measure(
+        workload: String, subjects: [String], operations: Int, targets: [String: Target],
+        run: (Int, URL) throws -> Double
+    ) throws -> [ResultRow] {
+        var times = Array(repeating: [Double](), count: subjects.count)
+        for round in 0..<runs {
+            var line: [String] = []
+            for offset in subjects.indices {
+                let index = (offset + round) % subjects.count
+                let folder = try scratch.fresh("\(workload)-\(subjects[index])")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let seconds = try run(index, folder)
+                times[index].append(seconds)
+                line.append("\(subjects[index]) \(seconds.secondsText) s")
+            }
+            progress("\(workload) run \(round + 1)/\(runs): " + line.joined(separator: " · "))
+        }
+        let medians = times.map(median)
+        let grdb = subjects.firstIndex(of: "grdb").map { medians[$0] }
+        return subjects.indices.map { index in
+            ResultRow(
+                workload: workload, implementation: subjects[index], medianSeconds: medians[index],
+                operations: operations, ratioVsRaw: medians[index] / medians[0],
+                ratioVsReference: grdb.map { medians[index] / $0 }, target: targets[subjects[index]],
+                records: operations)
+        }
+    }
+}
+
+/// D1: S2's read of every record by what decodes a row — hand-written record code, `@Entity`'s, `Codable`'s — beside
+/// the raw C API and GRDB.
+struct RecordCodeHarness {
+    let runs: Int
+    let scratch: ScratchDirectory
+
+    func measure(_ dataset: Dataset) throws -> [ResultRow] {
+        progress("D1: fetching \(dataset.people.count) records decoded by hand-written, @Entity and Codable code")
+        return try RotatingMeasurement(runs: runs, scratch: scratch).measure(
+            workload: RecordCodeSubject.workload, subjects: RecordCodeSubject.allCases.map(\.rawValue),
+            operations: dataset.people.count, targets: Target.recordCode
+        ) { index, folder in
+            try RecordCodeSubject.allCases[index].run(dataset, directory: folder)
+        }
+    }
+}

@@ -11,6 +11,7 @@
 #   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, COMMITS=…, ONLY=S1,O1); JSON in .benchmarks/
 #   make bench-smoke      build the Benchmarks package and run every workload at tiny sizes (what CI runs)
 #   make benchmark        the per-operation suites with allocation counts (ordo-one/benchmark)
+#   make instructions     instructions per operation of every timed workload under callgrind (.benchmarks/instructions.json)
 #   make reliability      kill -9 loops, bit flips and the deterministic fuzz run at full size, with their figures
 #   make fuzz             libFuzzer on every decoder of stored bytes for FUZZ_SECONDS (default 60)
 #   make tsan             the conformance suites (concurrency checks included) under ThreadSanitizer
@@ -40,7 +41,7 @@ endif
 
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb
 .PHONY: consumer-check-postgres clean
-.PHONY: compare bench-smoke benchmark
+.PHONY: compare bench-smoke benchmark instructions
 .PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check
 
 help:
@@ -56,6 +57,7 @@ help:
 	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, COMMITS=…, ONLY=S1,O1); JSON in .benchmarks/"
 	@echo "make bench-smoke     build the Benchmarks package, run every workload at tiny sizes (what CI runs)"
 	@echo "make benchmark       per-operation benchmarks with allocation counts (ordo-one/benchmark)"
+	@echo "make instructions    instructions per operation of every timed workload, under callgrind"
 	@echo "make reliability     kill -9 loops, bit flips, deterministic fuzzing at full size; prints the figures"
 	@echo "make fuzz            libFuzzer on every decoder of stored bytes (FUZZ_SECONDS=60)"
 	@echo "make tsan            the conformance suites (concurrency checks included) under ThreadSanitizer"
@@ -205,7 +207,7 @@ COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS)
 	$(if $(ONLY),--only $(ONLY))
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps
@@ -222,7 +224,7 @@ bench-smoke: deps
 	@echo "==> bench-smoke: compare at tiny sizes"
 	scripts/with-postgres.sh "$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)/compare" \
 		--n 2000 --lookups 2000 --postgres-lookups 2000 --writer-commits 160 --runs 1 --memory-rows 20000 \
-		--migration-rows 2000 --aggregate-rows 2000 --commits 100 --json $(SMOKE_JSON)
+		--migration-rows 2000 --aggregate-rows 2000 --northwind-fetches 2 --commits 100 --json $(SMOKE_JSON)
 	@if command -v python3 >/dev/null 2>&1; then \
 		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $(SMOKE_JSON) \
 			|| { echo "error: $(SMOKE_JSON) is not valid JSON" >&2; exit 1; }; \
@@ -232,6 +234,19 @@ bench-smoke: deps
 			|| { echo "error: $(SMOKE_JSON) has no $$workload row" >&2; exit 1; }; \
 	done; \
 	echo "==> bench-smoke: OK (rows for $(SMOKE_WORKLOADS))"
+
+# Instructions per operation of every timed workload under callgrind (valgrind installed when missing), written to
+# .benchmarks/instructions.json: the steady figure beside compare's times (scripts/instructions.sh has the method).
+instructions: deps
+	@if ! command -v valgrind >/dev/null 2>&1; then \
+		if [ "$$(id -u)" -eq 0 ]; then sudo=""; \
+		elif command -v sudo >/dev/null 2>&1; then sudo="sudo"; \
+		else echo "error: installing valgrind needs root or sudo" >&2; exit 1; fi; \
+		echo "==> instructions: installing valgrind (apt-get)"; \
+		$$sudo apt-get update -q; \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q valgrind; \
+	fi
+	scripts/instructions.sh
 
 benchmark: deps
 	@echo "==> benchmark: per-operation suites (ordo-one/benchmark)"

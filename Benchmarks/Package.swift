@@ -41,9 +41,12 @@ let package = Package(
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
 
+        // Marks each timed operation for callgrind (`make instructions`); no-ops outside valgrind.
+        .target(name: "CallgrindMarkers"),
         .target(
             name: "Workloads",
             dependencies: [
+                "CallgrindMarkers",
                 "RawSQLite",
                 "RawLMDB",
                 .product(name: "PersistenceSQLite", package: "persistence"),

@@ -1,6 +1,6 @@
 public import PersistenceCore
 
-/// Writes an entity's ``PersistenceCore/Entity/init(record:)`` and ``PersistenceCore/Entity/encode(to:)-(AttributeWriter)``
+/// Writes an entity's `init(record:)` and `encode(to:)`
 /// from its stored properties, and adds the `Entity` conformance: the speed of hand-written record code without
 /// writing it.
 ///
@@ -27,9 +27,9 @@ public import PersistenceCore
 /// It honours `CodingKeys` (renamed attributes; properties left out are not stored), skips computed and `static`
 /// properties and `let`s with a value, and keeps the struct's memberwise initializer (the members go in an
 /// extension). Compile-time errors name what can't be stored: a type other than a struct, no `id`, only computed
-/// properties, a `lazy` property, a function, tuple, metatype or existential type, or a type with its own
-/// `Codable` implementation (which may store differently). Declarations the entity makes — indexes, defaults,
-/// previous names, a stamp, relationships — work as on any entity.
+/// properties, a `lazy` property, a property wrapper, stored properties inside `#if`, a function, tuple, metatype or
+/// existential type, or a type with its own `Codable` implementation (which may store differently). Declarations
+/// the entity makes — indexes, defaults, previous names, a stamp, relationships — work as on any entity.
 @attached(
     extension, conformances: PersistenceCore.Entity, names: named(init(record:)), named(encode(to:))
 )

@@ -65,8 +65,15 @@ struct EntityModel {
         var codingKeys: [String: String]?
         for member in structure.memberBlock.members {
             let decl = member.decl
-            if let variable = decl.as(VariableDeclSyntax.self) {
+            if decl.is(IfConfigDeclSyntax.self) {
+                diagnostics.append(Diagnostic(node: decl, message: EntityDiagnostic.conditional))
+            } else if let variable = decl.as(VariableDeclSyntax.self) {
                 guard !variable.modifiers.contains(where: { $0.name.tokenKind == .keyword(.static) }) else { continue }
+                // A property wrapper is stored as the wrapper under `Codable`: not what the property's type says.
+                if let attribute = variable.attributes.first, !variable.bindings.contains(where: Self.isComputed) {
+                    diagnostics.append(Diagnostic(node: attribute, message: EntityDiagnostic.wrapped))
+                    continue
+                }
                 for binding in variable.bindings {
                     guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmedDescription
                     else {
@@ -190,6 +197,8 @@ enum EntityDiagnostic: DiagnosticMessage {
     case lazy(String)
     case type(String, String)
     case ownCodable
+    case conditional
+    case wrapped
 
     var message: String {
         switch self {
@@ -202,6 +211,11 @@ enum EntityDiagnostic: DiagnosticMessage {
         case .ownCodable:
             "@Entity writes the record code from the stored properties; a type with its own Codable implementation "
                 + "may store differently: drop @Entity (Codable is the default) or the custom implementation"
+        case .conditional:
+            "@Entity can't see which stored properties an #if block leaves: declare them outside it, or drop @Entity"
+        case .wrapped:
+            "a property wrapper is stored as the wrapper, not as the property's type: @Entity can't write its record "
+                + "code (drop the wrapper or @Entity)"
         }
     }
 
@@ -215,6 +229,8 @@ enum EntityDiagnostic: DiagnosticMessage {
             case .lazy: "lazy"
             case .type: "type"
             case .ownCodable: "ownCodable"
+            case .conditional: "conditional"
+            case .wrapped: "wrapped"
             }
         return MessageID(domain: "PersistenceMacros", id: id)
     }

@@ -184,4 +184,23 @@ struct EntityMacroExpansionTests {
             expands: "struct Custom {\n    var id: Int\n    init(from decoder: any Decoder) throws { id = 1 }\n}",
             diagnostics: [DiagnosticSpec(message: ownCodable, line: 4, column: 5)])
     }
+
+    @Test func refusesConditionalMembersAndPropertyWrappers() {
+        let wrapped =
+            "a property wrapper is stored as the wrapper, not as the property's type: @Entity can't write its record "
+            + "code (drop the wrapper or @Entity)"
+        expect(
+            "@Entity\nstruct Wrapped {\n    var id: Int\n    @Clamped var level: Int\n}",
+            expands: "struct Wrapped {\n    var id: Int\n    @Clamped var level: Int\n}",
+            diagnostics: [DiagnosticSpec(message: wrapped, line: 4, column: 5)])
+        expect(
+            "@Entity\nstruct Conditional {\n    var id: Int\n    #if DEBUG\n    var trace: String\n    #endif\n}",
+            expands: "struct Conditional {\n    var id: Int\n    #if DEBUG\n    var trace: String\n    #endif\n}",
+            diagnostics: [
+                DiagnosticSpec(
+                    message:
+                        "@Entity can't see which stored properties an #if block leaves: declare them outside it, or drop @Entity",
+                    line: 4, column: 5)
+            ])
+    }
 }

@@ -68,7 +68,9 @@ struct Harness {
             for offset in contenders.indices {
                 let index = (offset + round) % contenders.count
                 let folder = try scratch.fresh("\(workload)-\(contenders[index].name)")
-                let seconds = try contenders[index].run(folder)
+                let seconds = try InstructionLabel.measuring(workload, contenders[index].name) {
+                    try contenders[index].run(folder)
+                }
                 try? FileManager.default.removeItem(at: folder)
                 times[index].append(seconds)
                 line.append("\(contenders[index].name) \(seconds.secondsText) s")

@@ -24,6 +24,7 @@ enum JSONReport {
                 "\"impl\": \(quoted(row.implementation))",
                 "\"median_s\": \(number(row.medianSeconds))",
                 "\"ratio_vs_raw\": \(row.ratioVsRaw.map(number) ?? "null")",
+                "\"operations\": \(row.operations)",
             ]
             if let memory = row.memory {
                 fields += [

@@ -23,7 +23,9 @@ struct ReconcileHarness {
                 let subject = subjects[index]
                 let folder = try scratch.fresh("\(workload)-\(subject.rawValue)")
                 defer { try? FileManager.default.removeItem(at: folder) }
-                let seconds = try subject.run(input, directory: folder)
+                let seconds = try InstructionLabel.measuring(workload, subject.rawValue) {
+                    try subject.run(input, directory: folder)
+                }
                 times[index].append(seconds)
                 line.append("\(subject.rawValue) \(seconds.secondsText) s")
             }

@@ -16,6 +16,8 @@ struct Report {
         }
         let recordCode = rows.filter { $0.workload == RecordCodeSubject.workload }
         if !recordCode.isEmpty { sections.append(recordCodeTable(recordCode)) }
+        let northwind = rows.filter { $0.workload == NorthwindSubject.workload }
+        if !northwind.isEmpty { sections.append(northwindTable(northwind)) }
         let mapping = rows.filter { $0.workload == MappingMigrationHarness.workload }
         if !mapping.isEmpty { sections.append(mappingMigrationTable(mapping)) }
         let reconcile = rows.filter { $0.workload == ReconcileSubject.workload }

@@ -20,7 +20,7 @@ struct RotatingMeasurement {
                 let index = (offset + round) % subjects.count
                 let folder = try scratch.fresh("\(workload)-\(subjects[index])")
                 defer { try? FileManager.default.removeItem(at: folder) }
-                let seconds = try run(index, folder)
+                let seconds = try InstructionLabel.measuring(workload, subjects[index]) { try run(index, folder) }
                 times[index].append(seconds)
                 line.append("\(subjects[index]) \(seconds.secondsText) s")
             }
@@ -51,6 +51,26 @@ struct RecordCodeHarness {
             operations: dataset.people.count, targets: Target.recordCode
         ) { index, folder in
             try RecordCodeSubject.allCases[index].run(dataset, directory: folder)
+        }
+    }
+}
+
+/// N1: Lighter's PerformanceTestSuite — Northwind's `Orders` read whole, 500 times after 10 warm-ups.
+struct NorthwindHarness {
+    let runs: Int
+    let scratch: ScratchDirectory
+
+    /// `fetches` timed reads (the suite's 500 by default), after as many warm-ups, up to the suite's 10.
+    func measure(fetches: Int) throws -> [ResultRow] {
+        let input = NorthwindInput(fetches: fetches)
+        progress(
+            "N1: reading \(input.orders.count) Northwind orders \(input.fetches) times (after \(input.warmUps) warm-ups)"
+        )
+        return try RotatingMeasurement(runs: runs, scratch: scratch).measure(
+            workload: NorthwindSubject.workload, subjects: NorthwindSubject.allCases.map(\.rawValue),
+            operations: input.orders.count * input.fetches, targets: Target.northwind
+        ) { index, folder in
+            try NorthwindSubject.allCases[index].run(input, directory: folder)
         }
     }
 }

@@ -36,12 +36,17 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Records the aggregate workload (A1) queries; 0 skips it.")
     var aggregateRows = 1_000_000
 
+    @Option(
+        help: "Timed reads of the Northwind table in N1 (the suite's 500; 0 skips N1), after as many warm-ups up to 10."
+    )
+    var northwindFetches = NorthwindInput.fullFetches
+
     @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
     var commits = 1000
 
     @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
+            Comma-separated workload ids to run (S1–S8, D1, N1, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
             omitted. \
             P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it).
             """)
@@ -109,6 +114,8 @@ struct RunCommand: ParsableCommand {
                 rows += try harness.measure(workload, dataset: dataset)
             } else if id == .d1, let dataset {
                 rows += try RecordCodeHarness(runs: runs, scratch: scratch).measure(dataset)
+            } else if id == .n1, northwindFetches > 0 {
+                rows += try NorthwindHarness(runs: runs, scratch: scratch).measure(fetches: northwindFetches)
             } else if id == .s8 {
                 rows += try MappingMigrationHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .r1 {

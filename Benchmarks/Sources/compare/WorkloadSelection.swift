@@ -13,6 +13,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case s7 = "S7"
     case s8 = "S8"
     case d1 = "D1"
+    case n1 = "N1"
     case r1 = "R1"
     case g1 = "G1"
     case a1 = "A1"

@@ -238,8 +238,7 @@ public struct AttributeWriter {
     // MARK: One name for every attribute type (what `@Entity` generates)
 
     /// Writes an attribute of any type an entity can store, in the form `Codable` stores it (the overload the
-    /// compiler picks for `T`, as ``AttributeReader/read(_:as:)-(_,T.Type)`` reads it). `@Entity` generates calls to
-    /// it.
+    /// compiler picks for `T`, as `AttributeReader.read(_:as:)` reads it). `@Entity` generates calls to it.
     @inlinable
     public func write<T: StoredAttribute & Encodable>(_ value: T, for name: String) throws {
         try encode(value, for: name)

@@ -240,16 +240,12 @@ struct GraphLoader<Parent: Entity, Child: Entity> {
     /// records they name (filtered and sorted) in another, then each parent's in that order, up to `limit`.
     func linked(_ parents: [Parent], _ condition: Condition?, _ sort: [Sort], _ limit: Int?) throws -> [[Child]] {
         if let limit, limit < 0 { throw PersistenceError(.invalidArgument, "a query's limit can't be negative") }
-        let parentName = parentLayout.entity.name
-        let linkName = ManyToManyLinks.entityName(of: relationship, of: parentName)
-        let keys = ManyToManyLinks.keys(of: relationship, of: parentName)
-        guard let link = access.graph.position(named: linkName), case let linkLayout = access.graph.layouts[link],
-            let near = linkLayout.position(of: keys.near), let far = linkLayout.position(of: keys.far)
-        else { throw PersistenceError(.invalidSchema, "the join entity '\(linkName)' is not in the model") }
+        let (link, near, far) = try access.graph.links(of: relationship, of: parentLayout.entity.name)
+        let nearName = access.graph.layouts[link].names[near]
         let parentKeys = parents.map(\.id.storedValue)
         var linked: [Value: [Value]] = [:]
         for batch in Self.distinctBatches(of: parentKeys) {
-            try forEachRecord(access.graph.types[link], Query(where: .oneOf(keys.near, batch))) { values in
+            try forEachRecord(access.graph.types[link], Query(where: .oneOf(nearName, batch))) { values in
                 linked[values[near], default: []].append(values[far])
             }
         }

@@ -147,6 +147,20 @@ package final class ModelGraph: Sendable {
         links[link] = pair
     }
 
+    /// Where a many-to-many `relationship` of the entity named `entity` keeps its links: the join entity's position,
+    /// and the positions in its layout of this side's key (`near`) and the other side's (`far`).
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` when the join entity isn't in the model.
+    package func links(of relationship: Relationship, of entity: String) throws -> (
+        entity: Int, near: Int, far: Int
+    ) {
+        let name = ManyToManyLinks.entityName(of: relationship, of: entity)
+        let keys = ManyToManyLinks.keys(of: relationship, of: entity)
+        guard let link = byName[name], let near = layouts[link].position(of: keys.near),
+            let far = layouts[link].position(of: keys.far)
+        else { throw PersistenceError(.invalidSchema, "the join entity '\(name)' is not in the model") }
+        return (link, near, far)
+    }
+
     /// The position of the entity named `name`, if it is in the model.
     package func position(named name: String) -> Int? { byName[name] }
 

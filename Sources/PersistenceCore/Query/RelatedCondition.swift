@@ -93,14 +93,7 @@ extension Condition {
         _ relationship: Relationship, of layout: RecordLayout, target: Int, _ condition: ResolvedCondition?,
         _ count: CountComparison, _ graph: ModelGraph
     ) throws -> RelatedCondition {
-        let entity = layout.entity.name
-        let linkName = ManyToManyLinks.entityName(of: relationship, of: entity)
-        let keys = ManyToManyLinks.keys(of: relationship, of: entity)
-        guard let link = graph.position(named: linkName), case let linkLayout = graph.layouts[link],
-            let near = linkLayout.position(of: keys.near), let far = linkLayout.position(of: keys.far)
-        else {
-            throw PersistenceError(.invalidSchema, "the join entity '\(linkName)' is not in the model")
-        }
+        let (link, near, far) = try graph.links(of: relationship, of: layout.entity.name)
         let targetLayout = graph.layouts[target]
         let linked = condition.map { condition in
             ResolvedCondition.related(
@@ -109,7 +102,7 @@ extension Condition {
                     remote: targetLayout.primaryKeyIndex, condition: condition, count: .atLeastOne))
         }
         return RelatedCondition(
-            name: relationship.name, local: layout.primaryKeyIndex, target: link, targetLayout: linkLayout,
+            name: relationship.name, local: layout.primaryKeyIndex, target: link, targetLayout: graph.layouts[link],
             remote: near, condition: linked, count: count)
     }
 }

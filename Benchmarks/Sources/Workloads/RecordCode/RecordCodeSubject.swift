@@ -4,7 +4,7 @@ import PersistenceMacros
 import PersistenceSQLite
 
 /// `Person` as an app first writes it: a plain `Codable` struct, read through `Codable`'s keyed containers.
-struct CodablePerson: Entity, PersonRecord {
+struct CodablePerson: Entity, PersonColumns {
     var id: Int64
     var name: String
     var email: String
@@ -13,19 +13,11 @@ struct CodablePerson: Entity, PersonRecord {
     var bio: String
     static let entityName = "Person"
     static let indexes: [Index] = [.on("name")]
-
-    init(_ person: Person) {
-        (id, name, email, age, score, bio) = (
-            person.id, person.name, person.email, person.age, person.score, person.bio
-        )
-    }
-
-    var person: Person { Person(id: id, name: name, email: email, age: age, score: score, bio: bio) }
 }
 
 /// `Person` with `@Entity`: the same struct, its record code generated.
 @Entity
-struct MacroPerson: PersonRecord {
+struct MacroPerson: PersonColumns {
     var id: Int64
     var name: String
     var email: String
@@ -34,11 +26,25 @@ struct MacroPerson: PersonRecord {
     var bio: String
     static let entityName = "Person"
     static let indexes: [Index] = [.on("name")]
+}
 
+/// A struct whose stored properties are `Person`'s: it converts to and from `Person` through its memberwise
+/// initializer.
+protocol PersonColumns: PersonRecord {
+    var id: Int64 { get }
+    var name: String { get }
+    var email: String { get }
+    var age: Int { get }
+    var score: Double { get }
+    var bio: String { get }
+    init(id: Int64, name: String, email: String, age: Int, score: Double, bio: String)
+}
+
+extension PersonColumns {
     init(_ person: Person) {
-        (id, name, email, age, score, bio) = (
-            person.id, person.name, person.email, person.age, person.score, person.bio
-        )
+        self.init(
+            id: person.id, name: person.name, email: person.email, age: person.age, score: person.score,
+            bio: person.bio)
     }
 
     var person: Person { Person(id: id, name: name, email: email, age: age, score: score, bio: bio) }

@@ -99,7 +99,7 @@ public final class LMDBContext: DatabaseContext, RecordValueAccess, TransactionC
     @inlinable
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
         var entities: [E] = []
-        try forEachDecoded(type, query: query) { entities.append($0) }
+        try forEachDecoded(type, query: query) { (entity: consuming E) in entities.append(entity) }
         return entities
     }
 

@@ -24,14 +24,23 @@ struct EntityMacro: ExtensionMacro {
         }
         let model = try EntityModel(structure)
         let access = model.access.map { "\($0) " } ?? ""
-        let reads = model.attributes.map { "self.\($0.property) = try record.read(\($0.literal))" }
+        // Every attribute read into a local first, then the properties set together: a throwing read between
+        // property assignments makes the optimizer keep a partly initialized `self` in memory and copy it out at
+        // the end (a copy and a destroy of the whole entity per record, measured). The key path gives each local
+        // its property's type, so the overload of `read` is the one the property's type picks.
+        let reads = model.attributes.enumerated().map { index, attribute in
+            "let value\(index) = try record.read(\(attribute.literal), as: PersistenceCore.AttributeReader.type(of: \\Self.\(attribute.property)))"
+        }
+        let assignments = model.attributes.enumerated().map { index, attribute in
+            "self.\(attribute.property) = value\(index)"
+        }
         let writes = model.attributes.map { "try record.write(self.\($0.property), for: \($0.literal))" }
         let conformance = protocols.isEmpty ? "" : ": " + protocols.map(\.trimmedDescription).joined(separator: ", ")
         let source: DeclSyntax = """
             extension \(type.trimmed)\(raw: conformance) {
                 /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
                 \(raw: access)init(record: PersistenceCore.AttributeReader) throws {
-                    \(raw: reads.joined(separator: "\n"))
+                    \(raw: (reads + assignments).joined(separator: "\n"))
                 }
 
                 /// Writes the entity's attributes into a record (written by `@Entity`).

@@ -177,9 +177,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
         defer { statement.reset() }
         try statement.bind(id.storedValue, at: 1)
         guard try statement.step() else { return nil }
-        let reader = reader(for: mapping)
-        reader.refill { statement.readRow(into: &$0) }
-        return try reader.decode(E.self)
+        return try reader(for: mapping).decode(E.self, in: statement)
     }
 
     // Inlinable so the array is of the app's own entity type: built in generic code, each append looked up the
@@ -187,7 +185,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     @inlinable
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
         var entities: [E] = []
-        try forEachDecoded(type, query: query) { entities.append($0) }
+        try forEachDecoded(type, query: query) { (entity: consuming E) in entities.append(entity) }
         return entities
     }
 
@@ -200,8 +198,7 @@ public final class SQLiteContext: DatabaseContext, RecordValueAccess, Transactio
     func forEachDecoded<E: Entity>(_ type: E.Type, query: Query, _ body: (consuming E) throws -> Void) throws {
         let reader = reader(for: try mappings.mapping(for: E.self))
         try forEachRow(of: type, query: query) { statement, _ in
-            reader.refill { statement.readRow(into: &$0) }
-            try body(reader.decode(E.self))
+            try body(reader.decode(E.self, in: statement))
         }
     }
 

@@ -51,10 +51,14 @@ struct EntityMacroExpansionTests {
                 extension Order: Entity {
                     /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
                     init(record: PersistenceCore.AttributeReader) throws {
-                        self.id = try record.read("id")
-                        self.placed = try record.read("placed")
-                        self.note = try record.read("note")
-                        self.watched = try record.read("watched")
+                        let value0 = try record.read("id", as: PersistenceCore.AttributeReader.type(of: \\Self.id))
+                        let value1 = try record.read("placed", as: PersistenceCore.AttributeReader.type(of: \\Self.placed))
+                        let value2 = try record.read("note", as: PersistenceCore.AttributeReader.type(of: \\Self.note))
+                        let value3 = try record.read("watched", as: PersistenceCore.AttributeReader.type(of: \\Self.watched))
+                        self.id = value0
+                        self.placed = value1
+                        self.note = value2
+                        self.watched = value3
                     }
 
                     /// Writes the entity's attributes into a record (written by `@Entity`).
@@ -98,8 +102,10 @@ struct EntityMacroExpansionTests {
                 extension Person: Entity {
                     /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
                     public init(record: PersistenceCore.AttributeReader) throws {
-                        self.id = try record.read("id")
-                        self.fullName = try record.read("full_name")
+                        let value0 = try record.read("id", as: PersistenceCore.AttributeReader.type(of: \\Self.id))
+                        let value1 = try record.read("full_name", as: PersistenceCore.AttributeReader.type(of: \\Self.fullName))
+                        self.id = value0
+                        self.fullName = value1
                     }
 
                     /// Writes the entity's attributes into a record (written by `@Entity`).

@@ -31,40 +31,48 @@ import Foundation
 /// ``PersistenceError/Code/typeMismatch`` naming the entity and attribute (never the value).
 public struct AttributeReader {
     @usableFromInline package let reader: RecordReader
+    /// The backend's current row when the record is read in place (SQLite's statement), else `nil`: the values are
+    /// the reader's.
+    @usableFromInline package let row: (any RecordRow)?
 
-    package init(_ reader: RecordReader) { self.reader = reader }
+    package init(_ reader: RecordReader, row: (any RecordRow)?) {
+        self.reader = reader
+        self.row = row
+    }
 
     /// The record's shape.
     public var layout: RecordLayout { reader.layout }
 
     /// The stored value of an attribute.
     @inline(__always)
-    public func value(of name: String) throws -> Value { try reader.attribute(name) }
+    public func value(of name: String) throws -> Value { try reader.attribute(name, in: row) }
 
     /// A non-optional attribute; a stored `nil` is a type mismatch.
     @inlinable
     public func decode<T: StoredAttribute>(_ name: String, as type: T.Type = T.self) throws -> T {
-        let value = try reader.attribute(name)
-        guard let typed = T(storedValue: value) else { throw mismatch(name, value, T.self) }
+        guard case .value(let typed) = try reader.read(name, as: T.self, in: row) else {
+            throw reader.mismatch(name, T.self, in: row)
+        }
         return typed
     }
 
     /// An optional attribute: `nil` for a stored `nil`.
     @inlinable
     public func decode<T: StoredAttribute>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
-        let value = try reader.attribute(name)
-        if value.isNull { return nil }
-        guard let typed = T(storedValue: value) else { throw mismatch(name, value, T.self) }
-        return typed
+        switch try reader.read(name, as: T.self, in: row) {
+        case .value(let typed): return typed
+        case .null: return nil
+        case .mismatch: throw reader.mismatch(name, T.self, in: row)
+        }
     }
 
     /// A raw-value enum (`String` or integer raw values).
     @inlinable
     public func decode<T: RawRepresentable>(_ name: String, as type: T.Type = T.self) throws -> T
     where T.RawValue: StoredAttribute {
-        let value = try reader.attribute(name)
-        guard let raw = T.RawValue(storedValue: value), let typed = T(rawValue: raw) else {
-            throw mismatch(name, value, T.self)
+        guard case .value(let raw) = try reader.read(name, as: T.RawValue.self, in: row), let typed = T(rawValue: raw)
+        else {
+            throw reader.mismatch(name, T.self, in: row)
         }
         return typed
     }
@@ -73,17 +81,18 @@ public struct AttributeReader {
     @inlinable
     public func decode<T: RawRepresentable>(_ name: String, as type: T?.Type = T?.self) throws -> T?
     where T.RawValue: StoredAttribute {
-        let value = try reader.attribute(name)
-        if value.isNull { return nil }
-        guard let raw = T.RawValue(storedValue: value), let typed = T(rawValue: raw) else {
-            throw mismatch(name, value, T.self)
+        switch try reader.read(name, as: T.RawValue.self, in: row) {
+        case .value(let raw):
+            guard let typed = T(rawValue: raw) else { throw reader.mismatch(name, T.self, in: row) }
+            return typed
+        case .null: return nil
+        case .mismatch: throw reader.mismatch(name, T.self, in: row)
         }
-        return typed
     }
 
     /// A `UInt64` attribute (stored as a non-negative 64-bit integer).
     public func decode(_ name: String, as type: UInt64.Type = UInt64.self) throws -> UInt64 {
-        let value = try reader.attribute(name)
+        let value = try reader.attribute(name, in: row)
         guard case .integer(let integer) = value, let typed = UInt64(exactly: integer) else {
             throw mismatch(name, value, UInt64.self)
         }
@@ -92,7 +101,7 @@ public struct AttributeReader {
 
     /// A `UInt` attribute (stored as a non-negative 64-bit integer).
     public func decode(_ name: String, as type: UInt.Type = UInt.self) throws -> UInt {
-        let value = try reader.attribute(name)
+        let value = try reader.attribute(name, in: row)
         guard case .integer(let integer) = value, let typed = UInt(exactly: integer) else {
             throw mismatch(name, value, UInt.self)
         }
@@ -103,18 +112,24 @@ public struct AttributeReader {
     public func decodeJSON<T: Decodable>(_ name: String, as type: T.Type = T.self) throws -> T {
         let position = try reader.attributePosition(name)
         return try RecordDecoder.value(
-            T.self, from: reader.values[position], as: .codable, name: name, layout: reader.layout)
+            T.self, from: reader.value(at: position, in: row), as: .codable, name: name, layout: reader.layout)
     }
 
     /// An optional `Decodable` attribute stored as JSON: `nil` for a stored `nil`.
     public func decodeJSON<T: Decodable>(_ name: String, as type: T?.Type = T?.self) throws -> T? {
         let position = try reader.attributePosition(name)
-        let value = reader.values[position]
+        let value = reader.value(at: position, in: row)
         if value.isNull { return nil }
         return try RecordDecoder.value(T.self, from: value, as: .codable, name: name, layout: reader.layout)
     }
 
     // MARK: One name for every attribute type (what `@Entity` generates)
+
+    /// The type of the property a key path names: lets generated code read an attribute into a local of its
+    /// property's type (`try record.read("name", as: AttributeReader.type(of: \Self.name))`), so the overload of
+    /// `read` is the one the property's type picks.
+    @inlinable
+    public static func type<Root, Property>(of keyPath: KeyPath<Root, Property>) -> Property.Type { Property.self }
 
     /// Reads an attribute of any type an entity can store, in the form `Codable` stores it: the overload the
     /// compiler picks for `T` — a stored attribute type directly, a raw-value enum by its raw value, `UInt64` and
@@ -152,7 +167,7 @@ public struct AttributeReader {
 
     /// Reads an optional `UInt64`.
     public func read(_ name: String, as type: UInt64?.Type = UInt64?.self) throws -> UInt64? {
-        try reader.attribute(name).isNull ? nil : decode(name, as: UInt64.self)
+        try reader.attribute(name, in: row).isNull ? nil : decode(name, as: UInt64.self)
     }
 
     /// Reads a `UInt`.
@@ -162,7 +177,7 @@ public struct AttributeReader {
 
     /// Reads an optional `UInt`.
     public func read(_ name: String, as type: UInt?.Type = UInt?.self) throws -> UInt? {
-        try reader.attribute(name).isNull ? nil : decode(name, as: UInt.self)
+        try reader.attribute(name, in: row).isNull ? nil : decode(name, as: UInt.self)
     }
 
     /// Reads any other `Decodable` attribute, stored as JSON.
@@ -236,6 +251,12 @@ public struct AttributeWriter {
     }
 
     // MARK: One name for every attribute type (what `@Entity` generates)
+
+    /// The type of the property a key path names: lets generated code read an attribute into a local of its
+    /// property's type (`try record.read("name", as: AttributeReader.type(of: \Self.name))`), so the overload of
+    /// `read` is the one the property's type picks.
+    @inlinable
+    public static func type<Root, Property>(of keyPath: KeyPath<Root, Property>) -> Property.Type { Property.self }
 
     /// Writes an attribute of any type an entity can store, in the form `Codable` stores it (the overload the
     /// compiler picks for `T`, as `AttributeReader.read(_:as:)` reads it). `@Entity` generates calls to it.

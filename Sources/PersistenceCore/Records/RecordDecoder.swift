@@ -146,10 +146,12 @@ package final class RecordReader {
     }
 
     /// Decodes one record from `values` through `Decodable`, even for an ``Entity`` (its default `init(record:)`).
+    ///
+    /// - Parameter row: The backend's current row when the record is read in place; `nil` for ``values``.
     @inline(__always)
-    package func decodeWithCodable<E: Decodable>(_ type: E.Type) throws -> E {
+    package func decodeWithCodable<E: Decodable>(_ type: E.Type, in row: (any RecordRow)? = nil) throws -> E {
         next = 0
-        return try E(from: EntityDecoder(reader: self))
+        return try E(from: EntityDecoder(reader: self, row: row))
     }
 
     /// Decodes one record from `values` through the entity's ``Entity/init(record:)`` — its own, or the default
@@ -157,7 +159,18 @@ package final class RecordReader {
     @inline(__always)
     package func decode<E: Entity>(_ type: E.Type) throws -> E {
         next = 0
-        return try E(record: AttributeReader(self))
+        return try E(record: AttributeReader(self, row: nil))
+    }
+
+    /// Decodes one entity straight from a backend's current row, whose columns are the layout's attributes in
+    /// order: no array of values in between.
+    ///
+    /// The row travels with the ``AttributeReader`` (and `Codable`'s decoder) as a constant, not in a property of
+    /// this shared reader: each read then borrows it where a property would be retained and released per read.
+    @inline(__always)
+    package func decode<E: Entity>(_ type: E.Type, in row: any RecordRow) throws -> E {
+        next = 0
+        return try E(record: AttributeReader(self, row: row))
     }
 
     /// Decodes one record from `values`.
@@ -176,23 +189,63 @@ package final class RecordReader {
 
     /// The value a key names, in the record being decoded.
     @inline(__always)
-    fileprivate func value(_ name: String) throws -> Value { try values[position(name)] }
+    fileprivate func value(_ name: String, in row: (any RecordRow)?) throws -> Value {
+        try value(at: position(name), in: row)
+    }
+
+    /// The value at a position of the record being decoded: from the backend's row when it is read in place.
+    @inlinable @inline(__always)
+    package func value(at position: Int, in row: (any RecordRow)?) -> Value {
+        if let row { return row.value(at: position) }
+        return values[position]
+    }
 
     /// The value of an attribute, in the record being decoded (for ``AttributeReader``).
     ///
     /// An entity's own `init(record:)` reads each attribute once, nearly always in declaration order: the name is
     /// compared with the next attribute's only (an equal name compares in one step), and hashed when that misses.
     @inlinable
-    package func attribute(_ name: String) throws -> Value {
+    package func attribute(_ name: String, in row: (any RecordRow)?) throws -> Value {
+        try value(at: advance(name), in: row)
+    }
+
+    /// The position of an attribute an entity's own `init(record:)` reads, moving past it.
+    @inlinable @inline(__always)
+    func advance(_ name: String) throws -> Int {
         let guess = next
-        let names = layout.names
-        if guess < names.count, names[guess] == name {
+        if guess < layout.names.count, layout.names[guess] == name {
             next = guess + 1
-            return values[guess]
+            return guess
         }
         guard let position = layout.position(of: name) else { throw noAttribute(name) }
         next = position + 1
-        return values[position]
+        return position
+    }
+
+    /// Reads an attribute as a stored attribute type: straight from the backend's row for text, integers, reals and
+    /// booleans when it is read in place (specialized away for the type asked), through its ``Value`` otherwise.
+    @inlinable
+    package func read<T: StoredAttribute>(_ name: String, as type: T.Type, in row: (any RecordRow)?) throws
+        -> ColumnRead<T>
+    {
+        try read(at: advance(name), as: type, in: row)
+    }
+
+    /// ``read(_:as:in:)`` at a known position.
+    @inlinable @inline(__always)
+    func read<T: StoredAttribute>(at position: Int, as type: T.Type, in row: (any RecordRow)?) -> ColumnRead<T> {
+        if let read = row?.typedRead(at: position, as: type) { return read }
+        let value = value(at: position, in: row)
+        if value.isNull { return .null }
+        guard let typed = T(storedValue: value) else { return .mismatch }
+        return .value(typed)
+    }
+
+    /// The error for an attribute whose stored value isn't a `type` (out of line: only failures build it).
+    @usableFromInline
+    func mismatch(_ name: String, _ type: Any.Type, in row: (any RecordRow)?) -> PersistenceError {
+        let found = layout.position(of: name).map { value(at: $0, in: row) } ?? .null
+        return RecordDecoder.mismatch(layout, name, found, type)
     }
 
     /// The position of an attribute, for ``AttributeReader``'s reads that aren't a stored value (its JSON ones).
@@ -205,18 +258,62 @@ package final class RecordReader {
 
     // Typed reads for the keyed decoder, here rather than in its methods: these aren't generic over its key type,
     // so they compile to specialized code.
-    fileprivate func isNull(_ name: String) throws -> Bool { try value(name).isNull }
-    fileprivate func bool(_ name: String) throws -> Bool { try RecordDecoder.bool(value(name), name, layout) }
-    fileprivate func string(_ name: String) throws -> String { try RecordDecoder.string(value(name), name, layout) }
-    fileprivate func double(_ name: String) throws -> Double { try RecordDecoder.double(value(name), name, layout) }
-    fileprivate func float(_ name: String) throws -> Float { try RecordDecoder.float(value(name), name, layout) }
-    fileprivate func integer<T: FixedWidthInteger>(_ name: String) throws -> T {
-        try RecordDecoder.integer(value(name), name, layout)
+    fileprivate func isNull(_ name: String, in row: (any RecordRow)?) throws -> Bool {
+        try value(name, in: row).isNull
     }
-    fileprivate func decodable<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+    fileprivate func float(_ name: String, in row: (any RecordRow)?) throws -> Float {
+        try RecordDecoder.float(value(name, in: row), name, layout)
+    }
+    fileprivate func integer<T: FixedWidthInteger>(_ name: String, in row: (any RecordRow)?) throws -> T {
+        try RecordDecoder.integer(value(name, in: row), name, layout)
+    }
+
+    /// A non-optional attribute of a stored attribute type (the conversions are `Codable`'s: see
+    /// ``StoredAttribute``).
+    @inline(__always)
+    fileprivate func stored<T: StoredAttribute>(_ name: String, _ type: T.Type, in row: (any RecordRow)?) throws -> T {
+        guard case .value(let typed) = try read(at: position(name), as: T.self, in: row) else {
+            throw mismatch(name, T.self, in: row)
+        }
+        return typed
+    }
+
+    /// `decodeIfPresent` of a stored attribute type in one look-up: `nil` for a stored `nil` and for a name the
+    /// record has no attribute of (what `contains` then `decodeNil` would say).
+    @inline(__always)
+    fileprivate func storedIfPresent<T: StoredAttribute>(_ name: String, _ type: T.Type, in row: (any RecordRow)?)
+        throws -> T?
+    {
+        guard let position = presentPosition(name) else { return nil }
+        switch read(at: position, as: T.self, in: row) {
+        case .value(let typed): return typed
+        case .null: return nil
+        case .mismatch: throw mismatch(name, T.self, in: row)
+        }
+    }
+
+    /// `decodeIfPresent` of any other `Decodable`, in one look-up.
+    fileprivate func decodableIfPresent<T: Decodable>(_ type: T.Type, _ name: String, in row: (any RecordRow)?)
+        throws -> T?
+    {
+        guard let position = presentPosition(name) else { return nil }
+        let value = value(at: position, in: row)
+        if value.isNull { return nil }
+        return try RecordDecoder.value(T.self, from: value, as: layout.types[position], name: name, layout: layout)
+    }
+
+    /// The position of a key's attribute, or `nil` when the record has none.
+    @inline(__always)
+    fileprivate func presentPosition(_ name: String) -> Int? {
+        guard let position = layout.position(of: name, expected: next) else { return nil }
+        next = position + 1
+        return position
+    }
+
+    fileprivate func decodable<T: Decodable>(_ type: T.Type, _ name: String, in row: (any RecordRow)?) throws -> T {
         let position = try position(name)
         return try RecordDecoder.value(
-            T.self, from: values[position], as: layout.types[position], name: name, layout: layout)
+            T.self, from: value(at: position, in: row), as: layout.types[position], name: name, layout: layout)
     }
 
     /// The position of a key's attribute, trying the one after the last first.
@@ -238,11 +335,13 @@ package final class RecordReader {
 
 private struct EntityDecoder: Decoder {
     let reader: RecordReader
+    /// The backend's current row when the record is read in place.
+    let row: (any RecordRow)?
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        KeyedDecodingContainer(EntityKeyedDecoder<Key>(reader: reader))
+        KeyedDecodingContainer(EntityKeyedDecoder<Key>(reader: reader, row: row))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -257,29 +356,64 @@ private struct EntityDecoder: Decoder {
 /// A struct over the shared reader: creating one per record allocates nothing beyond the container's box.
 private struct EntityKeyedDecoder<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let reader: RecordReader
+    let row: (any RecordRow)?
     var layout: RecordLayout { reader.layout }
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { layout.names.compactMap { Key(stringValue: $0) } }
 
-    func contains(_ key: Key) -> Bool { layout.position(of: key.stringValue) != nil }
+    func contains(_ key: Key) -> Bool { layout.position(of: key.stringValue, expected: reader.next) != nil }
 
-    func decodeNil(forKey key: Key) throws -> Bool { try reader.isNull(key.stringValue) }
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try reader.bool(key.stringValue) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try reader.string(key.stringValue) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try reader.double(key.stringValue) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try reader.float(key.stringValue) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try reader.integer(key.stringValue) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try reader.integer(key.stringValue) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try reader.integer(key.stringValue) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try reader.integer(key.stringValue) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try reader.integer(key.stringValue) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try reader.integer(key.stringValue) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try reader.integer(key.stringValue) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try reader.integer(key.stringValue) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try reader.integer(key.stringValue) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try reader.integer(key.stringValue) }
+    func decodeNil(forKey key: Key) throws -> Bool { try reader.isNull(key.stringValue, in: row) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+        try reader.stored(key.stringValue, Bool.self, in: row)
+    }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String {
+        try reader.stored(key.stringValue, String.self, in: row)
+    }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+        try reader.stored(key.stringValue, Double.self, in: row)
+    }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try reader.float(key.stringValue, in: row) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+        try reader.stored(key.stringValue, Int.self, in: row)
+    }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try reader.integer(key.stringValue, in: row) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try reader.integer(key.stringValue, in: row) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try reader.integer(key.stringValue, in: row) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+        try reader.stored(key.stringValue, Int64.self, in: row)
+    }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try reader.integer(key.stringValue, in: row) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try reader.integer(key.stringValue, in: row) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try reader.integer(key.stringValue, in: row) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try reader.integer(key.stringValue, in: row) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try reader.integer(key.stringValue, in: row) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try reader.decodable(T.self, key.stringValue)
+        try reader.decodable(T.self, key.stringValue, in: row)
+    }
+
+    // One look-up per optional attribute, where the default `decodeIfPresent` asks `contains`, `decodeNil` and
+    // `decode` in turn.
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+        try reader.storedIfPresent(key.stringValue, Bool.self, in: row)
+    }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        try reader.storedIfPresent(key.stringValue, String.self, in: row)
+    }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+        try reader.storedIfPresent(key.stringValue, Double.self, in: row)
+    }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? {
+        try reader.storedIfPresent(key.stringValue, Int.self, in: row)
+    }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? {
+        try reader.storedIfPresent(key.stringValue, Int64.self, in: row)
+    }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? {
+        try reader.storedIfPresent(key.stringValue, Int32.self, in: row)
+    }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        try reader.decodableIfPresent(T.self, key.stringValue, in: row)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

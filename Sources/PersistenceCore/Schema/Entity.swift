@@ -117,7 +117,7 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
 extension Entity {
     /// Decodes through `Decodable`'s `init(from:)`.
     public init(record: AttributeReader) throws {
-        self = try record.reader.decodeWithCodable(Self.self)
+        self = try record.reader.decodeWithCodable(Self.self, in: record.row)
     }
     /// Encodes through `Encodable`'s `encode(to:)`.
     public func encode(to record: AttributeWriter) throws {

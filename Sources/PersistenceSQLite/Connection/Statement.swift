@@ -150,3 +150,42 @@ final class Statement {
         (0..<columnCount).map { sqlite3_column_name(handle, $0).map { String(cString: $0) } ?? "" }
     }
 }
+
+/// The current row read in place by a record reader: the columns are the entity's attributes in layout order (a
+/// `SELECT` of every column of its table), so a column's index is the attribute's position.
+extension Statement: RecordRow {
+    @inline(__always)
+    func value(at position: Int) -> Value { column(Int32(truncatingIfNeeded: position)) }
+
+    func text(at position: Int) -> ColumnRead<String> {
+        let index = Int32(truncatingIfNeeded: position)
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_TEXT:
+            // Ask for the text first, then its size: the documented safe order.
+            guard let text = sqlite3_column_text(handle, index) else { return .value("") }
+            let count = Int(sqlite3_column_bytes(handle, index))
+            return .value(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_NULL: return .null
+        default: return .mismatch
+        }
+    }
+
+    func integer(at position: Int) -> ColumnRead<Int64> {
+        let index = Int32(truncatingIfNeeded: position)
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .value(sqlite3_column_int64(handle, index))
+        case SQLITE_NULL: return .null
+        default: return .mismatch
+        }
+    }
+
+    func real(at position: Int) -> ColumnRead<Double> {
+        let index = Int32(truncatingIfNeeded: position)
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_FLOAT: return .value(sqlite3_column_double(handle, index))
+        case SQLITE_INTEGER: return .value(Double(sqlite3_column_int64(handle, index)))
+        case SQLITE_NULL: return .null
+        default: return .mismatch
+        }
+    }
+}

@@ -207,7 +207,7 @@ COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS)
 	$(if $(ONLY),--only $(ONLY))
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 RS1/insert RS1/fetch-indexed RS1/delete-all RS2/query RS2/delete-all R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps
@@ -224,7 +224,7 @@ bench-smoke: deps
 	@echo "==> bench-smoke: compare at tiny sizes"
 	scripts/with-postgres.sh "$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)/compare" \
 		--n 2000 --lookups 2000 --postgres-lookups 2000 --writer-commits 160 --runs 1 --memory-rows 20000 \
-		--migration-rows 2000 --aggregate-rows 2000 --northwind-fetches 2 --commits 100 --json $(SMOKE_JSON)
+		--migration-rows 2000 --aggregate-rows 2000 --northwind-fetches 2 --realm-users 2000 --realm-students 500 --commits 100 --json $(SMOKE_JSON)
 	@if command -v python3 >/dev/null 2>&1; then \
 		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $(SMOKE_JSON) \
 			|| { echo "error: $(SMOKE_JSON) is not valid JSON" >&2; exit 1; }; \

@@ -30,7 +30,7 @@ echo "==> instructions: compare under callgrind, N=$N${ONLY:+, only $ONLY} (seve
 # Swift seeds its hashing at random per process: fixed, the same binary counts the same instructions every run.
 SWIFT_DETERMINISTIC_HASHING=1 scripts/with-postgres.sh valgrind --tool=callgrind --collect-atstart=no \
     --callgrind-out-file="$OUT/callgrind.out" "$OUT/compare" --n "$N" --lookups "$N" --postgres-lookups "$N" \
-    --writer-commits 16 --runs 1 --memory-rows 0 --migration-rows 0 --aggregate-rows "$N" --northwind-fetches 2 \
+    --writer-commits 16 --runs 1 --memory-rows 0 --migration-rows 0 --aggregate-rows "$N" --northwind-fetches 2 --realm-users "$N" --realm-students "$((N / 5))" \
     --commits 0 ${ONLY:+--only "$ONLY"} --json "$OUT/compare.json" >"$OUT/compare.log" 2>&1 || {
     tail -20 "$OUT/compare.log" >&2
     exit 1

@@ -10,7 +10,8 @@ import Workloads
 /// `after_return_median_s`, `after_return_p99_s` and `write_median_s`. R1 rows add `rows` (stored before the
 /// reconcile), `incoming`, and the counts every implementation returned: `inserted`, `updated`, `unchanged`,
 /// `deleted`. P1–P6 rows are plain timings; P7 rows add `writers`, `commits` (per run), `commits_per_s` and
-/// `retries` (serialization failures run again, over every run).
+/// `retries` (serialization failures run again, over every run). RS1 and RS2 rows (`RS1/<phase>`) add
+/// `rows` and `file_bytes`: the closed store's size after the phases that change it.
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -65,6 +66,7 @@ enum JSONReport {
                     "\"commits_per_s\": \(number(row.operationsPerSecond))", "\"retries\": \(writers.retries)",
                 ]
             }
+            if let bytes = row.fileBytes { fields.append("\"file_bytes\": \(bytes)") }
             if let open = row.secondsBeforePass, let pass = row.secondsInPass, let commit = row.secondsAfterPass {
                 fields += [
                     "\"open_s\": \(number(open))", "\"pass_s\": \(number(pass))", "\"commit_s\": \(number(commit))",

@@ -18,6 +18,13 @@ struct Report {
         if !recordCode.isEmpty { sections.append(recordCodeTable(recordCode)) }
         let northwind = rows.filter { $0.workload == NorthwindSubject.workload }
         if !northwind.isEmpty { sections.append(northwindTable(northwind)) }
+        for (workload, phases) in [
+            (SuiteUsersSubject.workload, SuitePhase.allCases.map(\.rawValue)),
+            (SuiteStudentsSubject.workload, SuiteStudentsPhase.allCases.map(\.rawValue)),
+        ] {
+            let suite = rows.filter { $0.workload.hasPrefix(workload + "/") }
+            if !suite.isEmpty { sections.append(realmSuiteTable(suite, workload: workload, phases: phases)) }
+        }
         let mapping = rows.filter { $0.workload == MappingMigrationHarness.workload }
         if !mapping.isEmpty { sections.append(mappingMigrationTable(mapping)) }
         let reconcile = rows.filter { $0.workload == ReconcileSubject.workload }

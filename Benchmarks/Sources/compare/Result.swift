@@ -28,6 +28,8 @@ struct ResultRow {
     var reconcile: ReconcileFigures?
     /// P7: how many writers committed at once, and how often they had to try again.
     var concurrentWriters: ConcurrentWriters?
+    /// RS1: the median size on disk of the implementation's closed store after the rename, in bytes.
+    var fileBytes: Int?
 
     /// M2: the median seconds after the pass: the commit. S8: dropping, renaming, the index build and the commit.
     var secondsAfterPass: Double? {

@@ -13,19 +13,10 @@ struct RotatingMeasurement {
         workload: String, subjects: [String], operations: Int, targets: [String: Target],
         run: (Int, URL) throws -> Double
     ) throws -> [ResultRow] {
-        var times = Array(repeating: [Double](), count: subjects.count)
-        for round in 0..<runs {
-            var line: [String] = []
-            for offset in subjects.indices {
-                let index = (offset + round) % subjects.count
-                let folder = try scratch.fresh("\(workload)-\(subjects[index])")
-                defer { try? FileManager.default.removeItem(at: folder) }
-                let seconds = try InstructionLabel.measuring(workload, subjects[index]) { try run(index, folder) }
-                times[index].append(seconds)
-                line.append("\(subjects[index]) \(seconds.secondsText) s")
-            }
-            progress("\(workload) run \(round + 1)/\(runs): " + line.joined(separator: " · "))
-        }
+        let times = try rotate(
+            workload: workload, subjects: subjects, seconds: { $0 },
+            run: { index, folder in try InstructionLabel.measuring(workload, subjects[index]) { try run(index, folder) }
+            })
         let medians = times.map(median)
         let grdb = subjects.firstIndex(of: "grdb").map { medians[$0] }
         return subjects.indices.map { index in
@@ -35,6 +26,29 @@ struct RotatingMeasurement {
                 ratioVsReference: grdb.map { medians[index] / $0 }, target: targets[subjects[index]],
                 records: operations)
         }
+    }
+}
+
+extension RotatingMeasurement {
+    /// Runs each subject `runs` times, the order rotating every round, each run in a fresh folder, printing each
+    /// round's `seconds`; returns every subject's results in run order.
+    func rotate<R>(
+        workload: String, subjects: [String], seconds: (R) -> Double, run: (Int, URL) throws -> R
+    ) throws -> [[R]] {
+        var results = Array(repeating: [R](), count: subjects.count)
+        for round in 0..<runs {
+            var line: [String] = []
+            for offset in subjects.indices {
+                let index = (offset + round) % subjects.count
+                let folder = try scratch.fresh("\(workload)-\(subjects[index])")
+                defer { try? FileManager.default.removeItem(at: folder) }
+                let result = try run(index, folder)
+                results[index].append(result)
+                line.append("\(subjects[index]) \(seconds(result).secondsText) s")
+            }
+            progress("\(workload) run \(round + 1)/\(runs): " + line.joined(separator: " · "))
+        }
+        return results
     }
 }
 

@@ -41,12 +41,18 @@ struct RunCommand: ParsableCommand {
     )
     var northwindFetches = NorthwindInput.fullFetches
 
+    @Option(help: "Users in RS1, the Realm-vs-SwiftData suite (its million by default; 0 skips RS1).")
+    var realmUsers = SuiteUsersInput.fullCount
+
+    @Option(help: "Students in RS2, the suite's objects with relationships (5 grades each; 0 skips RS2).")
+    var realmStudents = SuiteStudentsInput.fullCount
+
     @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
     var commits = 1000
 
     @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, D1, N1, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
+            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
             omitted. \
             P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it).
             """)
@@ -63,6 +69,9 @@ struct RunCommand: ParsableCommand {
         guard runs >= 1 else { throw ValidationError("--runs must be at least 1") }
         guard memoryRows >= 0 else { throw ValidationError("--memory-rows can't be negative") }
         guard migrationRows >= 0 else { throw ValidationError("--migration-rows can't be negative") }
+        guard realmUsers >= 0, realmStudents >= 0 else {
+            throw ValidationError("--realm-users and --realm-students can't be negative")
+        }
         guard commits >= 0 else { throw ValidationError("--commits can't be negative") }
         _ = try parseSelection(only)
     }
@@ -116,6 +125,10 @@ struct RunCommand: ParsableCommand {
                 rows += try RecordCodeHarness(runs: runs, scratch: scratch).measure(dataset)
             } else if id == .n1, northwindFetches > 0 {
                 rows += try NorthwindHarness(runs: runs, scratch: scratch).measure(fetches: northwindFetches)
+            } else if id == .rs1, realmUsers > 0 {
+                rows += try RealmSuiteHarness(runs: runs, scratch: scratch).measureUsers(realmUsers)
+            } else if id == .rs2, realmStudents > 0 {
+                rows += try RealmSuiteHarness(runs: runs, scratch: scratch).measureStudents(realmStudents)
             } else if id == .s8 {
                 rows += try MappingMigrationHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .r1 {

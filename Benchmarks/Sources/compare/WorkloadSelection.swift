@@ -14,6 +14,8 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case s8 = "S8"
     case d1 = "D1"
     case n1 = "N1"
+    case rs1 = "RS1"
+    case rs2 = "RS2"
     case r1 = "R1"
     case g1 = "G1"
     case a1 = "A1"

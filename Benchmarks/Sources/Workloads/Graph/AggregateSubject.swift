@@ -127,14 +127,12 @@ final class RawAggregateStore {
     private let connection: RawSQLiteConnection
 
     init(directory: URL) throws {
-        connection = try RawSQLiteConnection(path: directory.appendingPathComponent("raw.sqlite").path)
-        try connection.execute("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = FULL")
-        try connection.execute(
-            """
-            CREATE TABLE IF NOT EXISTS sale (id INTEGER PRIMARY KEY, customer INTEGER NOT NULL,
-                amount INTEGER NOT NULL, price REAL NOT NULL)
-            """)
+        connection = try RawSQLiteConnection.durable(
+            "raw.sqlite", in: directory,
+            schema: """
+                CREATE TABLE IF NOT EXISTS sale (id INTEGER PRIMARY KEY, customer INTEGER NOT NULL,
+                    amount INTEGER NOT NULL, price REAL NOT NULL)
+                """)
     }
 
     func fill(_ sales: [Sale]) throws {

@@ -98,16 +98,14 @@ final class RawBlogStore {
     private let connection: RawSQLiteConnection
 
     init(directory: URL) throws {
-        connection = try RawSQLiteConnection(path: directory.appendingPathComponent("raw.sqlite").path)
-        try connection.execute("PRAGMA journal_mode = WAL")
-        try connection.execute("PRAGMA synchronous = FULL")
-        try connection.execute(
-            """
-            CREATE TABLE IF NOT EXISTS author (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-            CREATE TABLE IF NOT EXISTS post (id INTEGER PRIMARY KEY, authorID INTEGER NOT NULL, title TEXT NOT NULL,
-                published REAL NOT NULL);
-            CREATE INDEX IF NOT EXISTS post_author ON post(authorID);
-            """)
+        connection = try RawSQLiteConnection.durable(
+            "raw.sqlite", in: directory,
+            schema: """
+                CREATE TABLE IF NOT EXISTS author (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE IF NOT EXISTS post (id INTEGER PRIMARY KEY, authorID INTEGER NOT NULL, title TEXT NOT NULL,
+                    published REAL NOT NULL);
+                CREATE INDEX IF NOT EXISTS post_author ON post(authorID);
+                """)
     }
 
     func fill(_ input: EagerLoadInput) throws {

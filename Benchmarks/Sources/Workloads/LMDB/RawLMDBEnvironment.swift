@@ -82,3 +82,23 @@ final class RawLMDBEnvironment {
         return transaction
     }
 }
+
+extension RawLMDBEnvironment {
+    /// Calls `body` with every key and value of `dbi`, in key order, inside `transaction` (the bytes are valid only
+    /// during the call).
+    static func forEach(
+        in transaction: OpaquePointer, _ dbi: MDB_dbi, _ body: (MDB_val, MDB_val) throws -> Void
+    ) throws {
+        var cursor: OpaquePointer?
+        try RawLMDBError.check(mdb_cursor_open(transaction, dbi, &cursor), "mdb_cursor_open")
+        defer { mdb_cursor_close(cursor) }
+        var key = MDB_val()
+        var value = MDB_val()
+        var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+        while code == MDB_SUCCESS {
+            try body(key, value)
+            code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+        }
+        guard code == MDB_NOTFOUND else { throw RawLMDBError(code: code, context: "mdb_cursor_get") }
+    }
+}

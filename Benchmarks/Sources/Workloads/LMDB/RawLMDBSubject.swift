@@ -81,18 +81,10 @@ final class RawLMDBStore<Cipher: ValueCipher> {
     func forEach(_ body: (Person) throws -> Void) throws {
         let dbi = environment.dbi
         try environment.read { transaction in
-            var cursor: OpaquePointer?
-            try RawLMDBError.check(mdb_cursor_open(transaction, dbi, &cursor), "mdb_cursor_open")
-            defer { mdb_cursor_close(cursor) }
-            var key = MDB_val()
-            var value = MDB_val()
-            var code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
-            while code == MDB_SUCCESS {
+            try RawLMDBEnvironment.forEach(in: transaction, dbi) { key, value in
                 let id = try PersonCodec.id(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
                 try body(decode(id: id, value))
-                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
             }
-            guard code == MDB_NOTFOUND else { throw RawLMDBError(code: code, context: "mdb_cursor_get") }
         }
     }
 

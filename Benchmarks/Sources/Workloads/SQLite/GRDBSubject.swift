@@ -35,15 +35,7 @@ public final class GRDBSubject: SQLiteSubject {
     private let pool: DatabasePool
 
     public init(directory: URL) throws {
-        pool = try DatabasePool(path: directory.appendingPathComponent("grdb.sqlite").path)
-        // The same durability as the other implementations. A DatabasePool sets `synchronous = NORMAL` when it
-        // turns WAL on, after `Configuration.prepareDatabase` has run, so set it on the (one, long-lived) writer
-        // connection afterwards; readers never commit.
-        let synchronous = try pool.writeWithoutTransaction { db in
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
-        }
-        try SQLiteDurability.check(synchronous, Self.implementation)
+        pool = try DatabasePool.durable(at: directory.appendingPathComponent("grdb.sqlite"))
         try pool.write { db in
             try db.create(table: GRDBPerson.databaseTableName, ifNotExists: true) { table in
                 table.primaryKey("id", .integer)
@@ -109,5 +101,20 @@ public final class GRDBSubject: SQLiteSubject {
 
     public func removeAll() throws {
         try pool.write { db in _ = try GRDBPerson.deleteAll(db) }
+    }
+}
+
+extension DatabasePool {
+    /// A pool with the same durability as the other implementations, checked. A `DatabasePool` sets
+    /// `synchronous = NORMAL` when it turns WAL on, after `Configuration.prepareDatabase` has run, so this sets FULL
+    /// on the (one, long-lived) writer connection afterwards; readers never commit.
+    static func durable(at url: URL) throws -> DatabasePool {
+        let pool = try DatabasePool(path: url.path)
+        let synchronous = try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            return try Int.fetchOne(db, sql: "PRAGMA synchronous")
+        }
+        try SQLiteDurability.check(synchronous, GRDBSubject.implementation)
+        return pool
     }
 }

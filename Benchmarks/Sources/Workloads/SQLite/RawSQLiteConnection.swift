@@ -44,8 +44,27 @@ final class RawSQLiteConnection {
         handle = db
     }
 
-    deinit {
+    private var isClosed = false
+
+    /// Opens `file` in `directory` as the graph and suite workloads' raw stores do: WAL, `synchronous = FULL` (the
+    /// library's durability), then runs `schema`.
+    static func durable(_ file: String, in directory: URL, schema: String) throws -> RawSQLiteConnection {
+        let connection = try RawSQLiteConnection(path: directory.appendingPathComponent(file).path)
+        try connection.execute("PRAGMA journal_mode = WAL")
+        try connection.execute("PRAGMA synchronous = FULL")
+        try connection.execute(schema)
+        return connection
+    }
+
+    deinit { close() }
+
+    /// Finalizes every statement and closes the connection (once): SQLite checkpoints and removes the WAL as the
+    /// last connection closes. Nothing may be used afterwards.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
         for statement in statements { sqlite3_finalize(statement) }
+        statements = []
         sqlite3_close_v2(handle)
     }
 

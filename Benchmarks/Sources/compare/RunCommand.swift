@@ -44,8 +44,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Users in RS1, the Realm-vs-SwiftData suite (its million by default; 0 skips RS1).")
     var realmUsers = SuiteUsersInput.fullCount
 
-    @Option(help: "Students in RS2, the suite's objects with relationships (5 grades each; 0 skips RS2).")
-    var realmStudents = SuiteStudentsInput.fullCount
+    @Option(
+        help: """
+            Students in RS2, the suite's objects with relationships (5 grades each; the suite's 200,000 take 5 \
+            minutes a run; 0 skips RS2).
+            """)
+    var realmStudents = SuiteStudentsInput.defaultCount
 
     @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
     var commits = 1000

@@ -63,6 +63,9 @@ struct SuiteGrade: Equatable {
 public struct SuiteStudentsInput: Sendable {
     /// The suite's size on SwiftData and Realm: 200,000 students (its Realm runs went to a million).
     public static let fullCount = 200_000
+    /// `make compare`'s size: half the suite's, so five runs of every implementation take about 12 minutes on two
+    /// cores (at the suite's size one run takes 5 minutes); `--realm-students 200000` for the suite's.
+    public static let defaultCount = 100_000
     static let schoolCount = 100
     static let gradesPerStudent = 5
     static let cheatingSchool = "Falconwood College"

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
 import PostgresNIO
 

@@ -338,9 +338,9 @@ final class MigrationRun {
                 if !carriesOver && pass.form != .old { try transaction.delete(source.dbi, key) }
                 pass.membershipChanged = true
             case .store(let values):
-                try put(new: values, old: old, key: key, in: pass, form: target)
+                _ = try put(new: values, old: old, key: key, in: pass, form: target)
             case .unchanged:
-                if carriesOver, let new { try put(new: new, old: old, key: key, in: pass, form: target) }
+                if carriesOver, let new { _ = try put(new: new, old: old, key: key, in: pass, form: target) }
             }
             completed += 1
             try report(pass, .enumerating, completed, total)

@@ -1,5 +1,5 @@
-public import Foundation
-public import PersistenceCore
+import Foundation
+import PersistenceCore
 
 extension SQLiteDatabase {
     /// The bytes of the store's file that hold no data: pages freed by deletes, and by a migration that rebuilt

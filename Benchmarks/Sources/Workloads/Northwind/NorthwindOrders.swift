@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// One row of Northwind's `Orders` table, as Lighter's PerformanceTestSuite reads it: 14 columns, dates as the text
 /// Northwind stores, the nullable ones optional.

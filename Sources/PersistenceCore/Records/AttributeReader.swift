@@ -252,12 +252,6 @@ public struct AttributeWriter {
 
     // MARK: One name for every attribute type (what `@Entity` generates)
 
-    /// The type of the property a key path names: lets generated code read an attribute into a local of its
-    /// property's type (`try record.read("name", as: AttributeReader.type(of: \Self.name))`), so the overload of
-    /// `read` is the one the property's type picks.
-    @inlinable
-    public static func type<Root, Property>(of keyPath: KeyPath<Root, Property>) -> Property.Type { Property.self }
-
     /// Writes an attribute of any type an entity can store, in the form `Codable` stores it (the overload the
     /// compiler picks for `T`, as `AttributeReader.read(_:as:)` reads it). `@Entity` generates calls to it.
     @inlinable

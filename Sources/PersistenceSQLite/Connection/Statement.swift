@@ -117,16 +117,22 @@ final class Statement {
         case SQLITE_FLOAT:
             return .real(sqlite3_column_double(handle, index))
         case SQLITE_TEXT:
-            // Ask for the text first, then its size: the documented safe order.
-            guard let text = sqlite3_column_text(handle, index) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(handle, index))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+            return .text(text(index))
         case SQLITE_BLOB:
             guard let blob = sqlite3_column_blob(handle, index) else { return .blob(Data()) }
             return .blob(Data(bytes: blob, count: Int(sqlite3_column_bytes(handle, index))))
         default:
             return .null
         }
+    }
+
+    /// The text of a column of the current row whose type is `SQLITE_TEXT`.
+    @inline(__always)
+    private func text(_ index: Int32) -> String {
+        // Ask for the text first, then its size: the documented safe order.
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
     }
 
     /// Replaces `values` with the current row's columns, keeping the array's storage.
@@ -160,11 +166,7 @@ extension Statement: RecordRow {
     func text(at position: Int) -> ColumnRead<String> {
         let index = Int32(truncatingIfNeeded: position)
         switch sqlite3_column_type(handle, index) {
-        case SQLITE_TEXT:
-            // Ask for the text first, then its size: the documented safe order.
-            guard let text = sqlite3_column_text(handle, index) else { return .value("") }
-            let count = Int(sqlite3_column_bytes(handle, index))
-            return .value(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_TEXT: return .value(text(index))
         case SQLITE_NULL: return .null
         default: return .mismatch
         }

@@ -47,7 +47,7 @@ final class RawSuiteLMDBStore: SuiteUsersStore {
             } else {
                 let wanted = Array(name.utf8)
                 try RawLMDBEnvironment.forEach(in: transaction, environment.dbi) { key, value in
-                    if Self.hasName(wanted, value) { users.append(Self.decode(id: Self.uuid(key), value)) }
+                    if Self.hasName(wanted, value) { users.append(Self.decode(id: UUID(bytesAt: key.mv_data), value)) }
                 }
             }
         }
@@ -136,12 +136,6 @@ final class RawSuiteLMDBStore: SuiteUsersStore {
             age: age)
     }
 
-    private static func uuid(_ key: MDB_val) -> UUID {
-        var id = UUID().uuid
-        withUnsafeMutableBytes(of: &id) { $0.copyMemory(from: UnsafeRawBufferPointer(start: key.mv_data, count: 16)) }
-        return UUID(uuid: id)
-    }
-
     /// The stored value of `id` (valid while its transaction is open).
     private static func get(_ id: UUID, _ transaction: OpaquePointer, _ dbi: MDB_dbi) throws -> MDB_val {
         var key = id.uuid
@@ -200,7 +194,7 @@ final class RawSuiteLMDBStore: SuiteUsersStore {
             var value = MDB_val()
             var code = mdb_cursor_get(cursor, &key, &value, MDB_SET_KEY)
             while code == MDB_SUCCESS {
-                ids.append(uuid(value))
+                ids.append(UUID(bytesAt: value.mv_data))
                 code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT_DUP)
             }
             guard code == MDB_NOTFOUND else { throw RawLMDBError(code: code, context: "mdb_cursor_get") }

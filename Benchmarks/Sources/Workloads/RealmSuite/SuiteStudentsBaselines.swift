@@ -26,46 +26,34 @@ final class RawSuiteStudentsStore: SuiteStudentsStore {
                 """)
     }
 
-    private func bind(_ id: UUID, at index: Int32, _ statement: OpaquePointer) throws {
-        var bytes = id.uuid
-        let code = withUnsafeBytes(of: &bytes) { raw in
-            sqlite3_bind_blob(statement, index, raw.baseAddress, 16, RawSQLiteConnection.transient)
-        }
-        try RawSQLiteError.check(code, connection.handle, "bind")
-    }
-
-    private func uuid(_ statement: OpaquePointer, _ index: Int32) -> UUID {
-        var id = UUID().uuid
-        if let blob = sqlite3_column_blob(statement, index), sqlite3_column_bytes(statement, index) == 16 {
-            withUnsafeMutableBytes(of: &id) { $0.copyMemory(from: UnsafeRawBufferPointer(start: blob, count: 16)) }
-        }
-        return UUID(uuid: id)
-    }
-
     func insert(_ input: SuiteStudentsInput) throws {
         let school = try connection.prepare(#"INSERT INTO "School" VALUES (?, ?, ?)"#)
         let student = try connection.prepare(#"INSERT INTO "Student" VALUES (?, ?, ?, ?, ?)"#)
         let grade = try connection.prepare(#"INSERT INTO "Grade" VALUES (?, ?, ?, ?, ?)"#)
         try connection.execute("BEGIN IMMEDIATE")
         for row in input.schools {
-            try bind(row.id, at: 1, school)
+            try connection.bind(row.id, at: 1, school)
             try connection.bind(row.name, at: 2, school)
             try connection.bind(row.location, at: 3, school)
             _ = try connection.step(school)
             sqlite3_reset(school)
         }
         for row in input.students {
-            try bind(row.id, at: 1, student)
+            try connection.bind(row.id, at: 1, student)
             try connection.bind(row.firstName, at: 2, student)
             try connection.bind(row.surname, at: 3, student)
             try connection.bind(Int64(row.age), at: 4, student)
-            if let schoolID = row.schoolID { try bind(schoolID, at: 5, student) } else { sqlite3_bind_null(student, 5) }
+            if let schoolID = row.schoolID {
+                try connection.bind(schoolID, at: 5, student)
+            } else {
+                sqlite3_bind_null(student, 5)
+            }
             _ = try connection.step(student)
             sqlite3_reset(student)
         }
         for row in input.grades {
-            try bind(row.id, at: 1, grade)
-            try bind(row.studentID, at: 2, grade)
+            try connection.bind(row.id, at: 1, grade)
+            try connection.bind(row.studentID, at: 2, grade)
             try connection.bind(row.subject.rawValue, at: 3, grade)
             try connection.bind(row.mark.rawValue, at: 4, grade)
             try connection.bind(row.examBoard.rawValue, at: 5, grade)
@@ -119,7 +107,7 @@ final class RawSuiteStudentsStore: SuiteStudentsStore {
         let select = try connection.prepare(sql)
         defer { sqlite3_reset(select) }
         var ids: [UUID] = []
-        while try connection.step(select) { ids.append(uuid(select, 0)) }
+        while try connection.step(select) { ids.append(RawSQLiteConnection.uuid(select, 0)) }
         return ids
     }
 }

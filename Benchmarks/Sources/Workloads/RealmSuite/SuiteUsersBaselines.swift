@@ -31,11 +31,7 @@ final class RawSuiteSQLiteStore: SuiteUsersStore {
         let insert = insertStatement
         try connection.execute("BEGIN IMMEDIATE")
         for user in users {
-            var id = user.id.uuid
-            let code = withUnsafeBytes(of: &id) { bytes in
-                sqlite3_bind_blob(insert, 1, bytes.baseAddress, 16, RawSQLiteConnection.transient)
-            }
-            try RawSQLiteError.check(code, connection.handle, "bind")
+            try connection.bind(user.id, at: 1, insert)
             try connection.bind(user.firstName, at: 2, insert)
             try connection.bind(user.surname, at: 3, insert)
             try connection.bind(Int64(user.age), at: 4, insert)
@@ -53,13 +49,9 @@ final class RawSuiteSQLiteStore: SuiteUsersStore {
         try connection.bind(name, at: 1, select)
         var users: [SuiteUserRow] = []
         while try connection.step(select) {
-            var id = UUID().uuid
-            if let blob = sqlite3_column_blob(select, 0), sqlite3_column_bytes(select, 0) == 16 {
-                withUnsafeMutableBytes(of: &id) { $0.copyMemory(from: UnsafeRawBufferPointer(start: blob, count: 16)) }
-            }
             users.append(
                 SuiteUserRow(
-                    id: UUID(uuid: id), firstName: RawSQLiteConnection.text(select, 1),
+                    id: RawSQLiteConnection.uuid(select, 0), firstName: RawSQLiteConnection.text(select, 1),
                     surname: RawSQLiteConnection.text(select, 2), age: Int(sqlite3_column_int64(select, 3))))
         }
         try connection.execute("COMMIT")

@@ -122,6 +122,23 @@ final class RawSQLiteConnection {
         try RawSQLiteError.check(sqlite3_bind_double(statement, index, value), handle, "bind")
     }
 
+    /// Binds a UUID as its 16 bytes (the form the library stores), copied by SQLite.
+    @inline(__always)
+    func bind(_ id: UUID, at index: Int32, _ statement: OpaquePointer) throws {
+        var bytes = id.uuid
+        let code = withUnsafeBytes(of: &bytes) { raw in
+            sqlite3_bind_blob(statement, index, raw.baseAddress, 16, Self.transient)
+        }
+        try RawSQLiteError.check(code, handle, "bind")
+    }
+
+    /// A 16-byte blob column as a UUID; the nil UUID (all zeros) for anything else, which no check accepts.
+    @inline(__always)
+    static func uuid(_ statement: OpaquePointer, _ index: Int32) -> UUID {
+        let blob = sqlite3_column_blob(statement, index)
+        return UUID(bytesAt: sqlite3_column_bytes(statement, index) == 16 ? blob : nil)
+    }
+
     /// A text column as a `String` (UTF-8 validated, as Swift strings are).
     @inline(__always)
     static func text(_ statement: OpaquePointer, _ index: Int32) -> String {

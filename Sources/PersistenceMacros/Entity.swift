@@ -1,4 +1,4 @@
-public import PersistenceCore
+import PersistenceCore
 
 /// Writes an entity's `init(record:)` and `encode(to:)`
 /// from its stored properties, and adds the `Entity` conformance: the speed of hand-written record code without

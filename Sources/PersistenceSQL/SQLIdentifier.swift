@@ -1,4 +1,4 @@
-package import PersistenceCore
+import PersistenceCore
 
 /// Quotes an SQL identifier the way SQLite and PostgreSQL both read it: `"name"`, with inner quotes doubled.
 package func quote(_ identifier: String) -> String {

@@ -55,10 +55,7 @@ struct EntityMacroExpansionTests {
                         let value1 = try record.read("placed", as: PersistenceCore.AttributeReader.type(of: \\Self.placed))
                         let value2 = try record.read("note", as: PersistenceCore.AttributeReader.type(of: \\Self.note))
                         let value3 = try record.read("watched", as: PersistenceCore.AttributeReader.type(of: \\Self.watched))
-                        self.id = value0
-                        self.placed = value1
-                        self.note = value2
-                        self.watched = value3
+                        self.init(id: value0, placed: value1, note: value2, watched: value3)
                     }
 
                     /// Writes the entity's attributes into a record (written by `@Entity`).
@@ -104,8 +101,7 @@ struct EntityMacroExpansionTests {
                     public init(record: PersistenceCore.AttributeReader) throws {
                         let value0 = try record.read("id", as: PersistenceCore.AttributeReader.type(of: \\Self.id))
                         let value1 = try record.read("full_name", as: PersistenceCore.AttributeReader.type(of: \\Self.fullName))
-                        self.id = value0
-                        self.fullName = value1
+                        self.init(id: value0, fullName: value1)
                     }
 
                     /// Writes the entity's attributes into a record (written by `@Entity`).
@@ -115,6 +111,44 @@ struct EntityMacroExpansionTests {
                     }
                 }
                 """)
+    }
+
+    /// Without a usable memberwise initializer — the struct declares its own initializer, a stored property is
+    /// private, or a property that isn't stored as an attribute has no default — the properties are set one by one.
+    @Test func setsPropertiesWhenThereIsNoMemberwiseInitializer() {
+        let members = [
+            // Its own initializer: Swift then writes no memberwise one.
+            "var id: Int64\n    var name: String\n    init(id: Int64, name: String) { self.id = id; self.name = name }",
+            // A private stored property: the memberwise initializer is private.
+            "var id: Int64\n    private var name: String",
+            // A property that isn't an attribute and has no default: the memberwise initializer needs it.
+            "var id: Int64\n    var name: String\n    var cache: [String]\n"
+                + "    enum CodingKeys: String, CodingKey {\n        case id, name\n    }",
+        ]
+        for members in members {
+            let original = "struct Tag {\n    \(members)\n}"
+            expect(
+                "@Entity\n" + original,
+                expands: original + """
+
+
+                    extension Tag: Entity {
+                        /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
+                        init(record: PersistenceCore.AttributeReader) throws {
+                            let value0 = try record.read("id", as: PersistenceCore.AttributeReader.type(of: \\Self.id))
+                            let value1 = try record.read("name", as: PersistenceCore.AttributeReader.type(of: \\Self.name))
+                            self.id = value0
+                            self.name = value1
+                        }
+
+                        /// Writes the entity's attributes into a record (written by `@Entity`).
+                        func encode(to record: PersistenceCore.AttributeWriter) throws {
+                            try record.write(self.id, for: "id")
+                            try record.write(self.name, for: "name")
+                        }
+                    }
+                    """)
+        }
     }
 
     @Test func refusesWhatCantBeStored() {

@@ -93,6 +93,20 @@ struct RenamedCodable: Entity, Equatable {
     }
 }
 
+/// No memberwise initializer to call (its own initializer, a private property): `@Entity` sets the properties.
+@Entity
+struct Sealed: Equatable {
+    var id: Int64
+    private var secret: String
+    var note: String?
+
+    init(id: Int64, secret: String, note: String? = nil) {
+        self.id = id
+        self.secret = secret
+        self.note = note
+    }
+}
+
 struct EntityMacroRecordTests {
     static let values: [AllTypes] = {
         var high = AllTypes.sample(id: 1)
@@ -124,6 +138,18 @@ struct EntityMacroRecordTests {
             .encode(RenamedCodable(id: "a", fullName: "Ada", rank: 3))
         #expect(renamed == twin)
         #expect(try SchemaCache.layout(for: Renamed.self).names == ["id", "full_name", "rank"])
+    }
+
+    @Test func readsEntitiesWithoutAMemberwiseInitializer() throws {
+        try withTemporaryDirectory { directory in
+            var builder = SQLiteBuilder(databaseName: "Sealed", entities: [Sealed.self])
+            builder.directory = directory
+            let db = try builder.create()
+            let sealed = [Sealed(id: 1, secret: "s1", note: "n"), Sealed(id: 2, secret: "s2")]
+            try db.create(sealed)
+            #expect(try db.recover(Sealed.self, sortedBy: [.ascending("id")]) == sealed)
+            try db.close()
+        }
     }
 
     @Test(arguments: ["sqlite", "lmdb", "lmdb-plain"])

@@ -34,6 +34,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // CSV for the store tool's export: only PersistenceTool depends on it.
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
         // The `@Entity` macro's compiler plugin: only PersistenceMacros depends on it.
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
     ],
@@ -130,6 +132,19 @@ let package = Package(
             dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The store tool's workings (stores opened through their stored schema, export formats, the content hash):
+        // the `persistence` executable's commands call it; not a product.
+        .target(
+            name: "PersistenceTool",
+            dependencies: [
+                "PersistenceCore",
+                "PersistenceLMDB",
+                "PersistenceSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CSV", package: "CSV.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "persistence",
             dependencies: [
@@ -137,6 +152,7 @@ let package = Package(
                 "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistencePostgres",
+                "PersistenceTool",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -168,6 +184,14 @@ let package = Package(
         .testTarget(
             name: "PersistencePostgresTests",
             dependencies: ["PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PersistenceToolTests",
+            dependencies: [
+                "persistence", "PersistenceTool", "PersistenceCore", "PersistenceLMDB", "PersistenceSQLite",
+                "PersistenceTesting",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -177,8 +177,18 @@ struct StoreOpening {
     }
 
     private func initialize(_ meta: MDB_dbi, _ transaction: Transaction, keyRecord: StoreKeyRecord?) throws {
-        try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
-        try StoreMetadata.writeNumber(.schemaVersion, UInt64(builder.schemaVersion), meta, transaction)
+        try Self.initialize(
+            meta, transaction, schema: schemaJSON(), schemaVersion: builder.schemaVersion, keyRecord: keyRecord)
+    }
+
+    /// Writes a new store's metadata: its schema (JSON), schema version, and its key record with a nonce counter at
+    /// 0 (encrypted) or format 1 (unencrypted). The one definition, for new stores opened by a builder and those
+    /// filled by ``LMDBStoredStoreWriter``.
+    static func initialize(
+        _ meta: MDB_dbi, _ transaction: Transaction, schema: Data, schemaVersion: Int, keyRecord: StoreKeyRecord?
+    ) throws {
+        try StoreMetadata.write(.schema, schema, meta, transaction)
+        try StoreMetadata.writeNumber(.schemaVersion, UInt64(schemaVersion), meta, transaction)
         if let keyRecord {
             // Writes the format that goes with the record.
             try keyRecord.write(meta, transaction)

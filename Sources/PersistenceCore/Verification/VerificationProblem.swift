@@ -9,9 +9,9 @@
 ///     print(problem)   // indexEntryMissing: Person 42, index index_Person_name: …
 /// }
 /// ```
-public struct VerificationProblem: Sendable, Hashable, CustomStringConvertible {
+public struct VerificationProblem: Sendable, Hashable, Codable, CustomStringConvertible {
     /// What kind of problem this is; an open set of static members, so backends can add their own.
-    public struct Kind: Hashable, Sendable, RawRepresentable, CustomStringConvertible {
+    public struct Kind: Hashable, Sendable, RawRepresentable, Codable, CustomStringConvertible {
         /// The kind's stable name, for logs and matching.
         public let rawValue: String
 

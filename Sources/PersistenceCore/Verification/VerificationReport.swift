@@ -10,7 +10,7 @@
 ///
 /// A report lists at most ``problemLimit`` problems, so a badly damaged store can't exhaust memory; the rest are
 /// counted in ``omittedProblemCount``.
-public struct VerificationReport: Sendable, Hashable, CustomStringConvertible {
+public struct VerificationReport: Sendable, Hashable, Codable, CustomStringConvertible {
     /// How many problems a report lists at most; further ones are only counted.
     public static let problemLimit = 1_000
 

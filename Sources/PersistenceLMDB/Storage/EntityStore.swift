@@ -39,6 +39,16 @@ final class EntityStore: Sendable {
         aadPrefix = Array(name.utf8) + [0]
     }
 
+    /// An entity's databases opened elsewhere (a read-only opening looks them up without creating them), with the
+    /// indexes it found.
+    init(layout: RecordLayout, dbi: MDB_dbi, databaseName: String, indexes: [IndexStore]) {
+        self.layout = layout
+        self.dbi = dbi
+        self.databaseName = databaseName
+        self.indexes = indexes
+        aadPrefix = Array(layout.entity.name.utf8) + [0]
+    }
+
     /// Calls `body` with what a sealed record authenticates besides itself — the entity and the record's key —
     /// built on the stack: reads and writes need it once per record.
     func withAuthenticatedData<R>(for key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R)

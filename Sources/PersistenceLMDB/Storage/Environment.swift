@@ -58,28 +58,56 @@ final class Environment: @unchecked Sendable {
         }
     }
 
-    private init(path: String, exactMapSize mapSize: Int, maximumReaders: Int, maximumDatabases: Int) throws {
+    /// How an environment opens its file.
+    enum Access {
+        /// Reads and writes, with the lock file beside the store (created when missing).
+        case readWrite
+        /// Reads only (`MDB_RDONLY`): the data file is opened read-only and never written. With `lockFile`, readers
+        /// register in the existing lock file, so other processes' writers keep their snapshot's pages; without it
+        /// (`MDB_NOLOCK`), nothing at all is created or written, and the caller answers for concurrent writers.
+        case readOnly(lockFile: Bool)
+    }
+
+    /// Opens the environment of the file at `path` read-only (see ``Access/readOnly(lockFile:)``), with the map
+    /// size the file records: for reading a store without writing a byte of it (``LMDBStoredStore``).
+    convenience init(readOnlyPath path: String, lockFile: Bool, maximumDatabases: Int) throws {
+        try self.init(
+            path: path, exactMapSize: nil, maximumReaders: 126, maximumDatabases: maximumDatabases,
+            access: .readOnly(lockFile: lockFile))
+    }
+
+    private init(
+        path: String, exactMapSize mapSize: Int?, maximumReaders: Int, maximumDatabases: Int,
+        access: Access = .readWrite
+    ) throws {
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "could not create an LMDB environment")
         guard let env else { throw PersistenceError(.backend, "LMDB returned no environment") }
         // lmdb.h, mdb_env_open: "If this function fails, mdb_env_close() must be called to discard the MDB_env
         // handle." The same holds for every set-up call before it, so any failure below closes the handle.
         do {
-            try LMDBError.check(mdb_env_set_mapsize(env, mapSize), "could not set the map size")
+            // Without a size, LMDB maps what the file records (at least its used pages).
+            if let mapSize { try LMDBError.check(mdb_env_set_mapsize(env, mapSize), "could not set the map size") }
             try LMDBError.check(mdb_env_set_maxreaders(env, UInt32(maximumReaders)), "could not set the readers")
             try LMDBError.check(mdb_env_set_maxdbs(env, MDB_dbi(maximumDatabases)), "could not set the databases")
             // MDB_NOTLS: read transactions are not tied to threads (async reads hop threads, and a thread may read
             // while it writes). MDB_NOSUBDIR: the store is one file, not a directory. Never MDB_NOMEMINIT: pages
             // could carry stale heap memory to disk.
-            let flags = UInt32(MDB_NOTLS | MDB_NOSUBDIR)
+            var flags = UInt32(MDB_NOTLS | MDB_NOSUBDIR)
+            if case .readOnly(let lockFile) = access {
+                flags |= UInt32(MDB_RDONLY) | (lockFile ? 0 : UInt32(MDB_NOLOCK))
+            }
             try LMDBError.check(mdb_env_open(env, path, flags, 0o600), "could not open the store file")
         } catch {
             mdb_env_close(env)
             throw error
         }
         // Free reader slots left by processes that died mid-read, so they can't pin old pages or fill the table.
-        var stale: Int32 = 0
-        _ = mdb_reader_check(env, &stale)
+        // (Not when reading only: that writes to the lock file, which a read-only opening leaves to the writers.)
+        if case .readWrite = access {
+            var stale: Int32 = 0
+            _ = mdb_reader_check(env, &stale)
+        }
         handle = env
         self.path = path
         maximumKeySize = Int(mdb_env_get_maxkeysize(env))

@@ -18,11 +18,21 @@ struct LMDBVerifier {
     /// The highest nonce counter a sealed record uses: the stored counter must be past it.
     private var highestNonce: UInt64?
 
-    init(transaction: Transaction, stores: [EntityStore], sealer: ValueSealer, metaDBI: MDB_dbi) {
+    /// The schema the stored one must equal; `nil` for the stores' own.
+    let schema: [EntityDescription]?
+
+    /// A verifier of `stores` in `transaction`; the stored schema is checked against `schema`, or the stores' own
+    /// entities when `nil` (a read-only opening passes the whole stored schema, some of whose entities may have no
+    /// database to check).
+    init(
+        transaction: Transaction, stores: [EntityStore], sealer: ValueSealer, metaDBI: MDB_dbi,
+        schema: [EntityDescription]? = nil
+    ) {
         self.transaction = transaction
         self.stores = stores
         self.sealer = sealer
         self.metaDBI = metaDBI
+        self.schema = schema
     }
 
     mutating func run() throws -> VerificationReport {
@@ -261,7 +271,7 @@ struct LMDBVerifier {
             metadataProblem(.metadataInvalid, "the stored schema is unreadable")
             return
         }
-        let current = stores.map(\.layout.entity)
+        let current = schema ?? stores.map(\.layout.entity)
         if stored.map(\.normalized).sorted(by: { $0.name < $1.name })
             != current.map(\.normalized).sorted(by: { $0.name < $1.name })
         {

@@ -69,7 +69,7 @@ enum SchemaStore {
     }
 
     /// What the store's metadata holds, in one snapshot; `nil` when it has no metadata table.
-    private static func readMetadata(_ connection: Connection) throws -> StoreGate.Metadata? {
+    static func readMetadata(_ connection: Connection) throws -> StoreGate.Metadata? {
         let inTransaction = !connection.isAutocommit
         if !inTransaction { try connection.execute("BEGIN DEFERRED") }
         defer { if !inTransaction { try? connection.execute("COMMIT") } }
@@ -129,7 +129,7 @@ enum SchemaStore {
         try connection.scalar("SELECT value FROM \(quote(metadataTable)) WHERE key = ?", [.text(key)])
     }
 
-    private static func write(_ connection: Connection, _ key: String, _ value: Value) throws {
+    static func write(_ connection: Connection, _ key: String, _ value: Value) throws {
         let statement = try connection.statement(
             sql: "INSERT INTO \(quote(metadataTable)) (key, value) VALUES (?, ?) "
                 + "ON CONFLICT(key) DO UPDATE SET value = excluded.value")

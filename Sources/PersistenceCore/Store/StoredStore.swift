@@ -1,0 +1,166 @@
+package import Foundation
+
+/// A store opened through the schema it holds, without the app's entity types: what the `persistence` tool
+/// inspects, exports, hashes, verifies and copies.
+///
+/// Opened read-only: nothing in the store changes, not even its metadata, so a file someone sent can be looked at
+/// before an app opens it. Records come as dynamic ``Record``s in the stored layout.
+package protocol StoredStore: AnyObject {
+    /// The backend's name: `sqlite`, `lmdb`, `postgres`.
+    var backend: String { get }
+    /// What the backend says about its on-disk format and security, as label and value (never a key or
+    /// passphrase): format version, cipher, key derivation, file and map sizes.
+    var details: [(label: String, value: String)] { get throws }
+    /// The schema version the store holds.
+    var schemaVersion: Int { get }
+    /// The stored layout of every entity, sorted by entity name.
+    var layouts: [RecordLayout] { get }
+    /// The number of records of an entity.
+    func count(_ layout: RecordLayout) throws -> Int
+    /// Every record of an entity, in primary-key order (``Value/compare(_:_:)``), one at a time: memory doesn't grow
+    /// with the store. All entities' records are read from one snapshot.
+    func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws
+    /// Whether an entity has a record with primary key `key`.
+    func contains(_ layout: RecordLayout, key: Value) throws -> Bool
+    /// Checks every record, index entry and the metadata against the stored schema.
+    func verify() throws -> VerificationReport
+    /// Ends the store's use; later calls throw ``PersistenceError/Code/closed``.
+    func close() throws
+}
+
+/// A new store being filled with records, all or nothing: nothing exists at its place until ``commit()``, and
+/// ``discard()`` (or an error) leaves nothing behind.
+package protocol StoredStoreWriter: AnyObject {
+    /// Adds one record of an entity of the schema the store was created with.
+    /// - Throws: ``PersistenceError`` — `duplicateKey`, `uniqueViolation`, `invalidValue` for a value the
+    ///   attribute can't hold, `storageFull`.
+    func insert(_ record: Record) throws
+    /// Makes every inserted record durable and the store visible at its place.
+    func commit() throws
+    /// Drops everything inserted; the place is left as it was.
+    func discard()
+}
+
+extension StoredStore {
+    /// The stored layout of the entity named `name`.
+    /// - Throws: ``PersistenceError/Code/unknownEntity`` naming the entities the store has.
+    package func layout(named name: String) throws -> RecordLayout {
+        guard let layout = layouts.first(where: { $0.entity.name == name }) else {
+            let names = layouts.map(\.entity.name).joined(separator: ", ")
+            throw PersistenceError(.unknownEntity, "the store has no entity '\(name)' (it has: \(names))")
+        }
+        return layout
+    }
+}
+
+extension StoredStore {
+    /// Adds a ``VerificationProblem/Kind/danglingReference`` problem for each non-`nil` foreign key of a to-one
+    /// relationship that names no stored record of its target (the stored schema's relationships; one lookup per
+    /// reference). An entity whose records the report already finds damaged is skipped.
+    package func verifyReferences(into report: inout VerificationReport) throws {
+        let byName = Dictionary(layouts.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for layout in layouts {
+            let references: [(name: String, foreignKey: Int, target: RecordLayout)] = layout.entity.relationships
+                .compactMap { relationship in
+                    guard relationship.kind == .toOne, let key = relationship.foreignKey,
+                        let position = layout.position(of: key), let target = byName[relationship.target]
+                    else { return nil }
+                    return (relationship.name, position, target)
+                }
+            guard !references.isEmpty, !report.problems.contains(where: { $0.entity == layout.entity.name })
+            else { continue }
+            let keyType = layout.types[layout.primaryKeyIndex]
+            try forEachRecord(layout) { record in
+                for reference in references {
+                    let key = record.values[reference.foreignKey]
+                    if key == .null { continue }
+                    if reference.target === layout, key == record.primaryKey { continue }
+                    guard try !contains(reference.target, key: key) else { continue }
+                    report.append(
+                        VerificationProblem(
+                            .danglingReference, entity: layout.entity.name,
+                            primaryKey: record.primaryKey.primaryKeyText(as: keyType),
+                            attribute: layout.names[reference.foreignKey],
+                            message:
+                                "relationship '\(reference.name)' names a '\(reference.target.entity.name)' record that doesn't exist"
+                        ))
+                }
+            }
+        }
+    }
+}
+
+/// Sizes as the store tool shows them.
+package enum StoredStoreSize {
+    /// The size of a file in bytes, 0 when it can't be read.
+    package static func fileSize(_ file: URL) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// `1,234,567 bytes (1.2 MiB)`.
+    package static func bytes(_ count: Int64) -> String {
+        let units = ["KiB", "MiB", "GiB", "TiB"]
+        var scaled = Double(count)
+        var unit = -1
+        while scaled >= 1024, unit < units.count - 1 {
+            scaled /= 1024
+            unit += 1
+        }
+        let exact = "\(count) bytes"
+        return unit < 0 ? exact : exact + " (" + String(format: "%.1f", scaled) + " \(units[unit]))"
+    }
+}
+
+extension StoreGate {
+    /// The stored schema's entities from its JSON, sorted by name, as layouts.
+    /// - Throws: ``PersistenceError/Code/corrupt`` when the JSON isn't a schema.
+    package static func storedLayouts(_ json: Data) throws -> [RecordLayout] {
+        let descriptions: [EntityDescription]
+        do {
+            descriptions = try JSONDecoder().decode([EntityDescription].self, from: json)
+        } catch {
+            throw PersistenceError(.corrupt, "the stored schema is not readable", underlyingError: error)
+        }
+        return descriptions.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }.map { RecordLayout($0) }
+    }
+}
+
+/// The file a ``StoredStoreWriter`` builds a new store in, beside its place, and the move into place at commit.
+package enum NewStoreFile {
+    /// Checks the place of a new store: its file ends in `.<fileExtension>`, nothing is there yet, its name is a
+    /// valid store name and its directory exists and can be written.
+    /// - Throws: ``PersistenceError`` — `invalidName`, `invalidArgument` (something exists there),
+    ///   `directoryNotFound`, `permissionDenied`.
+    package static func checkPlace(_ file: URL, fileExtension: String, backend: String) throws {
+        guard file.pathExtension == fileExtension else {
+            throw PersistenceError(
+                .invalidName, "\(backend) store's file ends in .\(fileExtension): \(file.lastPathComponent)")
+        }
+        guard !FileManager.default.fileExists(atPath: file.path) else {
+            throw PersistenceError(.invalidArgument, "\(file.path) exists: a new store never replaces a file")
+        }
+        let name = file.deletingPathExtension().lastPathComponent
+        try StoreLocation.validate(name: name)
+        _ = try StoreLocation(name: name, directory: file.deletingLastPathComponent())
+    }
+
+    /// `.<name>.<UUID>.<extension>-partial` beside `file`: hidden, never a store name, unique per writer.
+    package static func temporary(for file: URL) -> URL {
+        let name = file.deletingPathExtension().lastPathComponent
+        return file.deletingLastPathComponent().appendingPathComponent(
+            ".\(name).\(UUID().uuidString).\(file.pathExtension)-partial")
+    }
+
+    /// Moves the finished `temporary` file to `file` — a hard link, which fails when something appeared there
+    /// meanwhile, so a store is never replaced — and removes `temporary` whatever happens.
+    /// - Throws: ``PersistenceError/Code/ioFailure`` when the link fails.
+    package static func moveIntoPlace(_ temporary: URL, to file: URL) throws {
+        defer { try? FileManager.default.removeItem(at: temporary) }
+        do {
+            try FileManager.default.linkItem(at: temporary, to: file)
+        } catch {
+            throw PersistenceError(
+                .ioFailure, "the new store could not be moved to \(file.path)", underlyingError: error)
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package import Foundation
+package import PersistenceCore
+import PersistenceSQL
+
+/// An SQLite store opened read-only through the schema it holds (see ``StoredStore``): one read transaction from
+/// open to close, so every entity is read from one snapshot and nothing in the file changes.
+package final class SQLiteStoredStore: StoredStore {
+    package let backend = "sqlite"
+    package let schemaVersion: Int
+    package let layouts: [RecordLayout]
+    /// The store's file.
+    package let file: URL
+    private let connection: Connection
+    private let format: Int64
+    private var isOpen = true
+
+    /// Opens the store at `file` read-only.
+    /// - Throws: ``PersistenceError`` — `notFound` for no file, `corrupt` for a file that isn't SQLite,
+    ///   `invalidSchema` for an SQLite file Persistence didn't create, `unsupportedFormatVersion` for a newer
+    ///   format.
+    package init(file: URL) throws {
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw PersistenceError(.notFound, "no SQLite store at \(file.path)")
+        }
+        self.file = file
+        connection = try Connection(path: file.path, readOnly: true, busyTimeoutMilliseconds: 5_000)
+        try connection.execute("PRAGMA query_only = 1")
+        try connection.execute("BEGIN DEFERRED")
+        guard let metadata = try SchemaStore.readMetadata(connection) else {
+            connection.close()
+            throw PersistenceError(.invalidSchema, "\(file.path) is an SQLite file Persistence did not create")
+        }
+        guard let format = metadata.format, (1...SchemaStore.formatVersion).contains(format) else {
+            connection.close()
+            throw PersistenceError(
+                .unsupportedFormatVersion,
+                "\(file.path) has format \(metadata.format.map(String.init) ?? "?"); this build reads 1…\(SchemaStore.formatVersion)"
+            )
+        }
+        guard let json = metadata.schema, let version = metadata.version else {
+            connection.close()
+            throw PersistenceError(.corrupt, "\(file.path) has no stored schema or version")
+        }
+        self.format = format
+        schemaVersion = version
+        layouts = try StoreGate.storedLayouts(json)
+    }
+
+    deinit { connection.close() }
+
+    package var details: [(label: String, value: String)] {
+        get throws {
+            try checkOpen()
+            let pageSize = try connection.scalar("PRAGMA page_size")
+            let pages = try connection.scalar("PRAGMA page_count")
+            let free = try connection.scalar("PRAGMA freelist_count")
+            let journal = try connection.scalar("PRAGMA journal_mode")
+            var details: [(label: String, value: String)] = [
+                ("file", file.path),
+                ("format", "Persistence SQLite format \(format)"),
+                ("file size", StoredStoreSize.bytes(StoredStoreSize.fileSize(file))),
+            ]
+            if case .integer(let size)? = pageSize, case .integer(let count)? = pages {
+                details.append(("pages", "\(count) of \(size) bytes"))
+            }
+            if case .integer(let count)? = free { details.append(("free pages", "\(count)")) }
+            if case .text(let mode)? = journal { details.append(("journal", mode)) }
+            details.append(("encryption", "none (SQLite stores are not encrypted)"))
+            return details
+        }
+    }
+
+    package func count(_ layout: RecordLayout) throws -> Int {
+        try checkOpen()
+        guard case .integer(let count)? = try connection.scalar("SELECT count(*) FROM \(quote(layout.entity.name))")
+        else { return 0 }
+        return Int(count)
+    }
+
+    package func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws {
+        try checkOpen()
+        let mapping = TableMapping(index: -1, layout: layout)
+        let statement = try Statement(
+            db: connection.handle,
+            sql: "SELECT \(mapping.columns) FROM \(mapping.table) ORDER BY \(mapping.primaryKeyColumn)",
+            persistent: false)
+        var record = Record(layout: layout)
+        while try statement.step() {
+            statement.readRow(into: &record.values)
+            try body(record)
+        }
+    }
+
+    package func contains(_ layout: RecordLayout, key: Value) throws -> Bool {
+        try checkOpen()
+        let mapping = TableMapping(index: -1, layout: layout)
+        return try connection.scalar(
+            "SELECT 1 FROM \(mapping.table) WHERE \(mapping.primaryKeyColumn) = ?", [key]) != nil
+    }
+
+    package func verify() throws -> VerificationReport {
+        try checkOpen()
+        var verifier = SQLiteVerifier(
+            connection: connection,
+            mappings: layouts.enumerated().map { TableMapping(index: -1 - $0.offset, layout: $0.element) })
+        var report = try verifier.run()
+        try verifyReferences(into: &report)
+        return report
+    }
+
+    package func close() throws {
+        guard isOpen else { return }
+        isOpen = false
+        if !connection.isAutocommit { try? connection.execute("COMMIT") }
+        connection.close()
+    }
+
+    private func checkOpen() throws {
+        guard isOpen else { throw PersistenceError(.closed, "the store \(file.path) is closed") }
+    }
+}
+
+/// A new SQLite store filled with records (see ``StoredStoreWriter``): written to a temporary file beside its
+/// place, in one transaction, and moved into place only at ``commit()``.
+package final class SQLiteStoredStoreWriter: StoredStoreWriter {
+    private let file: URL
+    private let temporary: URL
+    private let connection: Connection
+    private let mappings: [String: (TableMapping, Statement)]
+    private var finished = false
+
+    /// Starts a store at `file` holding `layouts`' entities at `schemaVersion`.
+    /// - Throws: ``PersistenceError`` — `invalidArgument` when something exists at `file`, `permissionDenied`
+    ///   for a directory that can't be written.
+    package init(file: URL, layouts: [RecordLayout], schemaVersion: Int) throws {
+        try NewStoreFile.checkPlace(file, fileExtension: "sqlite", backend: "an SQLite")
+        self.file = file
+        temporary = NewStoreFile.temporary(for: file)
+        connection = try Connection(path: temporary.path, readOnly: false, busyTimeoutMilliseconds: 5_000)
+        do {
+            try connection.execute("PRAGMA journal_mode = DELETE")
+            try connection.execute("BEGIN IMMEDIATE")
+            try connection.execute(
+                "CREATE TABLE \(quote(SchemaStore.metadataTable)) (key TEXT NOT NULL PRIMARY KEY, value)")
+            var mappings: [String: (TableMapping, Statement)] = [:]
+            for (index, layout) in layouts.enumerated() {
+                let mapping = TableMapping(index: index, layout: layout)
+                for sql in mapping.creationSQL { try connection.execute(sql) }
+                mappings[layout.entity.name] = (
+                    mapping, try Statement(db: connection.handle, sql: mapping.sql(.insert), persistent: true)
+                )
+            }
+            self.mappings = mappings
+            try SchemaStore.write(connection, "formatVersion", .integer(SchemaStore.formatVersion))
+            try SchemaStore.write(connection, "modelVersion", .integer(Int64(schemaVersion)))
+            try SchemaStore.write(connection, "schema", .blob(StoreGate.schemaJSON(layouts.map(\.entity))))
+        } catch {
+            connection.close()
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    deinit { discard() }
+
+    package func insert(_ record: Record) throws {
+        guard let (mapping, statement) = mappings[record.layout.entity.name] else {
+            throw PersistenceError(.unknownEntity, "the new store has no entity '\(record.layout.entity.name)'")
+        }
+        guard record.layout === mapping.layout || record.layout.names == mapping.layout.names else {
+            throw PersistenceError(
+                .invalidArgument, "a '\(record.layout.entity.name)' record with other attributes than the store's")
+        }
+        for (position, value) in record.values.enumerated() {
+            guard mapping.layout.entity.attributes[position].accepts(value) else {
+                throw PersistenceError(
+                    .invalidValue,
+                    "'\(record.layout.entity.name).\(mapping.layout.names[position])' can't hold a \(value.storageClassName) value"
+                )
+            }
+        }
+        defer { statement.reset() }
+        try statement.bind(record.values)
+        try statement.run()
+    }
+
+    package func commit() throws {
+        guard !finished else { throw PersistenceError(.closed, "the new store is already finished") }
+        finished = true
+        do {
+            try connection.execute("COMMIT")
+            try connection.execute("PRAGMA journal_mode = WAL")
+            connection.close()
+            try NewStoreFile.moveIntoPlace(temporary, to: file)
+        } catch {
+            connection.close()
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    package func discard() {
+        guard !finished else { return }
+        finished = true
+        connection.close()
+        try? FileManager.default.removeItem(at: temporary)
+        try? FileManager.default.removeItem(at: URL(fileURLWithPath: temporary.path + "-journal"))
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import PersistenceCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Where a passphrase comes from: never the command line (it would show in `ps` and in shell history).
+package enum SecretSource: Sendable, Hashable {
+    /// The first line of a file.
+    case file(String)
+    /// An environment variable, by name.
+    case environment(String)
+    /// Asked for on the terminal, without echo.
+    case prompt
+
+    /// The passphrase.
+    /// - Parameter label: What the prompt asks for.
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a missing file or variable or an empty passphrase,
+    ///   ``PersistenceError/Code/wrongPassphrase`` for a prompt with no terminal to ask on.
+    package func read(label: String) throws -> String {
+        let secret: String
+        switch self {
+        case .file(let path):
+            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+            else { throw PersistenceError(.invalidArgument, "the passphrase file \(path) can't be read") }
+            secret = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        case .environment(let name):
+            guard let value = ProcessInfo.processInfo.environment[name] else {
+                throw PersistenceError(.invalidArgument, "the environment variable \(name) is not set")
+            }
+            secret = value
+        case .prompt:
+            secret = try Self.prompt(label)
+        }
+        guard !secret.isEmpty else { throw PersistenceError(.invalidArgument, "the \(label) is empty") }
+        return secret
+    }
+
+    /// Reads a line from the terminal with echo off, restoring the terminal whatever happens.
+    private static func prompt(_ label: String) throws -> String {
+        let input = FileHandle.standardInput.fileDescriptor
+        guard isatty(input) == 1 else {
+            throw PersistenceError(
+                .wrongPassphrase,
+                "the store is encrypted: give its passphrase with --passphrase-file or --passphrase-env "
+                    + "(no terminal to ask on)")
+        }
+        FileHandle.standardError.write(Data("\(label): ".utf8))
+        var original = termios()
+        tcgetattr(input, &original)
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(input, TCSAFLUSH, &silent)
+        defer {
+            tcsetattr(input, TCSAFLUSH, &original)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true) ?? ""
+    }
+}

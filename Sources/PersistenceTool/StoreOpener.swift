@@ -1,0 +1,75 @@
+import Foundation
+package import PersistenceCore
+package import PersistenceLMDB
+import PersistenceSQLite
+
+/// Opens stores for the commands: read-only through their stored schema, asking for a passphrase only when the store
+/// turns out to be encrypted.
+package struct StoreOpener: Sendable {
+    /// Where the source's passphrase comes from; `nil`: ask on the terminal when the store is encrypted.
+    package var passphrase: SecretSource?
+
+    /// Whether an encrypted store without a passphrase source is asked for one on the terminal (else it is
+    /// `wrongPassphrase`).
+    package var prompts = true
+
+    package init(passphrase: SecretSource? = nil) { self.passphrase = passphrase }
+
+    /// Opens plain stores only: an encrypted one is `wrongPassphrase`, never a prompt.
+    package static var withoutPrompt: StoreOpener {
+        var opener = StoreOpener()
+        opener.prompts = false
+        return opener
+    }
+
+    /// Opens the store `locator` names, read-only.
+    package func open(_ locator: StoreLocator) throws -> any StoredStore {
+        switch locator.backend {
+        case .sqlite:
+            return try SQLiteStoredStore(file: locator.file)
+        case .lmdb:
+            if let passphrase {
+                return try LMDBStoredStore(
+                    file: locator.file, passphrase: try passphrase.read(label: "Passphrase of \(locator.file.path)"))
+            }
+            do {
+                return try LMDBStoredStore(file: locator.file, passphrase: nil)
+            } catch let error as PersistenceError where error.code == .wrongPassphrase && prompts {
+                // Encrypted: now it is worth asking.
+                return try LMDBStoredStore(
+                    file: locator.file,
+                    passphrase: try SecretSource.prompt.read(label: "Passphrase of \(locator.file.path)"))
+            }
+        }
+    }
+}
+
+/// What a new store is made with: its place and, for an encrypted LMDB store, its passphrase and key derivation.
+package struct StoreDestination: Sendable {
+    package var locator: StoreLocator
+    /// The new LMDB store's passphrase; `nil` makes a plain (unencrypted) LMDB store.
+    package var passphrase: SecretSource?
+    package var keyDerivation: KeyDerivation = .rfc9106
+
+    package init(_ locator: StoreLocator, passphrase: SecretSource?) {
+        self.locator = locator
+        self.passphrase = passphrase
+    }
+
+    /// Starts the new store for `layouts` at `schemaVersion`.
+    package func writer(layouts: [RecordLayout], schemaVersion: Int) throws -> any StoredStoreWriter {
+        switch locator.backend {
+        case .sqlite:
+            guard passphrase == nil else {
+                throw PersistenceError(
+                    .invalidArgument, "SQLite stores aren't encrypted: a passphrase for \(locator) would be ignored")
+            }
+            return try SQLiteStoredStoreWriter(file: locator.file, layouts: layouts, schemaVersion: schemaVersion)
+        case .lmdb:
+            let secret = try passphrase?.read(label: "New passphrase of \(locator.file.path)")
+            return try LMDBStoredStoreWriter(
+                file: locator.file, layouts: layouts, schemaVersion: schemaVersion, passphrase: secret,
+                keyDerivation: keyDerivation)
+        }
+    }
+}

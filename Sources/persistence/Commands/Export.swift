@@ -1,0 +1,139 @@
+import ArgumentParser
+import Foundation
+import PersistenceCore
+import PersistenceTool
+
+/// `persistence export STORE`: records as JSON Lines or CSV, streamed.
+struct Export: ParsableCommand {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case jsonl, csv
+    }
+
+    static let configuration = CommandConfiguration(
+        abstract: "Write a store's records as JSON Lines (every entity, with its schema) or CSV (one entity).",
+        discussion: """
+            JSON Lines: a header line with the schema, then {"entity":…,"record":{…}} per record, in primary-key \
+            order — what `persistence import` reads back exactly. CSV: a header row of attribute names, a row per \
+            record; nil is an empty field, an empty string a quoted "". Memory does not grow with the store.
+            """)
+
+    @Argument(help: "The store.") var store: String
+    @Option(name: .long, help: "Export only these entities (repeatable); CSV takes exactly one.")
+    var entity: [String] = []
+    @Option(name: .long, help: "jsonl or csv.") var format: Format = .jsonl
+    @Option(name: .shortAndLong, help: "Write to this new file instead of standard output.") var output: String?
+    @Flag(name: .long, help: "No progress on standard error.") var quiet = false
+    @OptionGroup var passphrase: PassphraseOptions
+
+    func run() throws {
+        let locator = try locator(store)
+        let file = output.map { URL(fileURLWithPath: $0) }
+        try reportingErrors(store) {
+            let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
+            defer { try? opened.close() }
+            let layouts = try entity.isEmpty ? opened.layouts : entity.map { try opened.layout(named: $0) }
+            let total = try layouts.map { try opened.count($0) }.reduce(0, +)
+            let progress = ProgressReporter("exported", total: total, quiet: quiet || file == nil)
+            var done = 0
+            do {
+                switch format {
+                case .jsonl:
+                    let out = try file.map { try TextOutput(file: $0) } ?? TextOutput()
+                    try JSONLines.writeHeader(
+                        ExportHeader(
+                            backend: opened.backend, schemaVersion: opened.schemaVersion,
+                            schema: layouts.map(\.entity)), to: out)
+                    for layout in layouts {
+                        try opened.forEachRecord(layout) { record in
+                            try JSONLines.write(record, to: out)
+                            done += 1
+                            progress.update(done)
+                        }
+                    }
+                    try out.close()
+                case .csv:
+                    guard layouts.count == 1, let layout = layouts.first else {
+                        throw PersistenceError(
+                            .invalidArgument,
+                            "CSV holds one entity: name it with --entity (the store has "
+                                + opened.layouts.map(\.entity.name).joined(separator: ", ") + ")")
+                    }
+                    let out = try CSVExport(file: file)
+                    try out.writeHeader(layout)
+                    try opened.forEachRecord(layout) { record in
+                        try out.write(record)
+                        done += 1
+                        progress.update(done)
+                    }
+                    try out.close()
+                }
+            } catch {
+                // Half an export is no export.
+                if let file { try? FileManager.default.removeItem(at: file) }
+                throw error
+            }
+            progress.finish(done)
+        }
+    }
+}
+
+/// `persistence import FILE STORE`: a JSON Lines export into a new store, all or nothing.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Make a new store from a JSON Lines export, in one transaction.",
+        discussion: """
+            The store is created with the export's schema and version; a line that isn't a record of that schema \
+            (unknown entity or attribute, a missing or mistyped value, a duplicate key) stops the import with its \
+            line number and leaves nothing at STORE.
+            """)
+
+    @Argument(help: "The export (JSON Lines) to read.") var file: String
+    @Argument(help: "The new store: sqlite:PATH or lmdb:PATH.") var store: String
+    @Flag(name: .long, help: "No progress on standard error.") var quiet = false
+    @OptionGroup var destination: DestinationPassphraseOptions
+
+    func run() throws {
+        let target = try locator(store)
+        try reportingErrors(store) {
+            let url = URL(fileURLWithPath: file)
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                throw PersistenceError(.notFound, "no export at \(url.path)")
+            }
+            var lines = try LineReader(file: url)
+            guard let first = lines.next(),
+                let header = try? JSONDecoder().decode(ExportHeader.self, from: Data(first)),
+                header.format == "persistence-export"
+            else { throw PersistenceError(.invalidValue, "\(file) line 1 is not the header of a persistence export") }
+            guard header.version == 1 else {
+                throw PersistenceError(
+                    .unsupportedFormatVersion, "\(file) is export format \(header.version); this build reads 1")
+            }
+            let layouts = header.schema.map { RecordLayout($0) }
+            let byName = Dictionary(layouts.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
+            let writer = try StoreDestination(target, passphrase: destination.source())
+                .writer(layouts: layouts, schemaVersion: header.schemaVersion)
+            let progress = ProgressReporter("imported", total: nil, quiet: quiet)
+            var number = 1
+            var done = 0
+            do {
+                for line in lines {
+                    number += 1
+                    if line.isEmpty { continue }
+                    do {
+                        try writer.insert(try JSONLines.record(line, layouts: byName))
+                    } catch let error as PersistenceError {
+                        throw PersistenceError(error.code, "\(file) line \(number): \(error.message)")
+                    }
+                    done += 1
+                    progress.update(done)
+                }
+                try writer.commit()
+            } catch {
+                writer.discard()
+                throw error
+            }
+            progress.finish(done)
+        }
+    }
+}

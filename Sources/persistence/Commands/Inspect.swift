@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import PersistenceCore
+import PersistenceTool
+
+/// `persistence inspect STORE`: what a store holds, from its own schema.
+struct Inspect: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a store's backend, format, schema version, entities with record counts, and its details.",
+        discussion: "STORE is sqlite:PATH, lmdb:PATH, or a path ending in .sqlite or .lmdb. Opens it read-only.")
+
+    @Argument(help: "The store.") var store: String
+    @Flag(name: .long, help: "Print JSON for scripts.") var json = false
+    @OptionGroup var passphrase: PassphraseOptions
+
+    /// What `--json` prints.
+    struct Report: Encodable {
+        struct Entity: Encodable {
+            var name: String
+            var records: Int
+            var primaryKey: String
+            var attributes: [AttributeDescription]
+            var indexes: [Index]
+            var relationships: [Relationship]
+        }
+        var store: String
+        var backend: String
+        var schemaVersion: Int
+        var details: [String: String]
+        var entities: [Entity]
+    }
+
+    func run() throws {
+        let locator = try locator(store)
+        let report = try reportingErrors(store) {
+            let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
+            defer { try? opened.close() }
+            return Report(
+                store: locator.description, backend: opened.backend, schemaVersion: opened.schemaVersion,
+                details: Dictionary(try opened.details.map { ($0.label, $0.value) }, uniquingKeysWith: { $1 }),
+                entities: try opened.layouts.map { layout in
+                    Report.Entity(
+                        name: layout.entity.name, records: try opened.count(layout),
+                        primaryKey: layout.entity.primaryKey, attributes: layout.entity.attributes,
+                        indexes: layout.entity.indexes, relationships: layout.entity.relationships)
+                })
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(report), as: UTF8.self))
+        } else {
+            print(Self.text(report))
+        }
+    }
+
+    static func text(_ report: Report) -> String {
+        var lines = ["\(report.store)", "  schema version  \(report.schemaVersion)"]
+        for (label, value) in report.details.sorted(by: { $0.key < $1.key }) {
+            lines.append("  " + label.padding(toLength: 15, withPad: " ", startingAt: 0) + " " + value)
+        }
+        lines.append("")
+        lines.append("\(report.entities.count) entities, \(report.entities.map(\.records).reduce(0, +)) records")
+        for entity in report.entities {
+            lines.append("")
+            lines.append("\(entity.name) — \(entity.records) records, key \(entity.primaryKey)")
+            let width = entity.attributes.map(\.name.count).max() ?? 0
+            for attribute in entity.attributes {
+                lines.append(
+                    "  " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                        + attribute.type.rawValue + (attribute.isOptional ? "?" : ""))
+            }
+            for index in entity.indexes {
+                lines.append(
+                    "  \(index.isUnique ? "unique index" : "index") on \(index.attributes.joined(separator: ", "))")
+            }
+            for relationship in entity.relationships {
+                var text = "  relationship \(relationship.name) → \(relationship.target) (\(relationship.kind.rawValue)"
+                if let key = relationship.foreignKey { text += ", key \(key)" }
+                if let inverse = relationship.inverse { text += ", inverse \(inverse)" }
+                if let rule = relationship.deleteRule { text += ", on delete \(rule.rawValue)" }
+                lines.append(text + ")")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// `persistence hash STORE`: the backend-neutral content digest.
+struct Hash: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print a digest of the store's content, the same for the same data on every backend.",
+        discussion: """
+            SHA-256 over every entity, attribute and value in a canonical order (entities and attributes by name, \
+            records by primary key); schema versions, indexes, encryption and the file's layout are not content. \
+            Two stores with the same digest hold the same data.
+            """)
+
+    @Argument(help: "The store.") var store: String
+    @Flag(name: .long, help: "No progress on standard error.") var quiet = false
+    @OptionGroup var passphrase: PassphraseOptions
+
+    func run() throws {
+        let locator = try locator(store)
+        let digest = try reportingErrors(store) {
+            let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
+            defer { try? opened.close() }
+            let total = try opened.layouts.map { try opened.count($0) }.reduce(0, +)
+            let progress = ProgressReporter("hashed", total: total, quiet: quiet)
+            var done = 0
+            let digest = try ContentHash.of(opened) { count in
+                done = count
+                progress.update(count)
+            }
+            progress.finish(done)
+            return digest
+        }
+        print(digest)
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import PersistenceCore
+import PersistenceTool
+
+/// Where a store's passphrase comes from (never the command line itself).
+struct PassphraseOptions: ParsableArguments {
+    @Option(name: .long, help: "Read the store's passphrase from the first line of this file.")
+    var passphraseFile: String?
+
+    @Option(name: .long, help: "Read the store's passphrase from this environment variable.")
+    var passphraseEnv: String?
+
+    /// The source given, or `nil` (ask on the terminal if the store is encrypted).
+    func source() throws -> SecretSource? {
+        switch (passphraseFile, passphraseEnv) {
+        case (let file?, nil): .file(file)
+        case (nil, let name?): .environment(name)
+        case (nil, nil): nil
+        default: throw ValidationError("give --passphrase-file or --passphrase-env, not both")
+        }
+    }
+}
+
+/// Where a new encrypted LMDB store's passphrase comes from.
+struct DestinationPassphraseOptions: ParsableArguments {
+    @Option(name: .long, help: "Encrypt a new LMDB store with the passphrase in the first line of this file.")
+    var destinationPassphraseFile: String?
+
+    @Option(name: .long, help: "Encrypt a new LMDB store with the passphrase in this environment variable.")
+    var destinationPassphraseEnv: String?
+
+    @Flag(name: .long, help: "Ask for a new LMDB store's passphrase on the terminal (twice).")
+    var destinationPassphrasePrompt = false
+
+    func source() throws -> SecretSource? {
+        let given = [destinationPassphraseFile != nil, destinationPassphraseEnv != nil, destinationPassphrasePrompt]
+        guard given.filter({ $0 }).count <= 1 else {
+            throw ValidationError("give one of --destination-passphrase-file, -env and -prompt")
+        }
+        if let file = destinationPassphraseFile { return .file(file) }
+        if let name = destinationPassphraseEnv { return .environment(name) }
+        return destinationPassphrasePrompt ? .prompt : nil
+    }
+}
+
+/// Runs a command's work, turning a `PersistenceError` into one line on standard error naming the store and the
+/// exit status of its class (see ``ToolExit``).
+func reportingErrors<R>(_ store: String, _ body: () throws -> R) throws -> R {
+    do {
+        return try body()
+    } catch let error as PersistenceError {
+        FileHandle.standardError.write(Data("persistence: \(store): \(error.message)\n".utf8))
+        throw ExitCode(ToolExit.status(for: error).rawValue)
+    }
+}
+
+/// Parses a locator argument.
+func locator(_ text: String) throws -> StoreLocator {
+    do {
+        return try StoreLocator(text)
+    } catch let error as PersistenceError {
+        throw ValidationError(error.message)
+    }
+}

@@ -21,6 +21,8 @@ package enum ToolExit: Int32, CaseIterable, Sendable {
     case configuration = 78
     /// Wrong or missing passphrase, or no permission.
     case permission = 77
+    /// Interrupted (Ctrl-C, `SIGTERM`): what the command was making was undone.
+    case interrupted = 130
 
     /// The status for an error.
     package static func status(for error: PersistenceError) -> ToolExit {

@@ -201,6 +201,36 @@ struct StoreToolTests {
     }
 }
 
+extension StoreToolTests {
+    /// Ctrl-C in the middle of a copy and of an import: exit 130, and nothing at the destination — no store, no
+    /// partial file.
+    @Test func anInterruptedCopyOrImportLeavesNothing() throws {
+        try withTemporaryDirectory { directory in
+            var builder = SQLiteBuilder(databaseName: "Big", entities: [Tag.self])
+            builder.directory = directory
+            let db = try builder.create()
+            try db.create((0..<150_000).map { Tag(id: String(format: "tag-%06d", $0), label: "label \($0)") })
+            try db.close()
+            let source = directory.appendingPathComponent("Big.sqlite")
+            let dump = directory.appendingPathComponent("big.jsonl")
+            #expect(try Tool.run(["export", source.path, "-o", dump.path]).status == 0)
+            let before = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            for arguments in [
+                ["copy", source.path, directory.appendingPathComponent("Copy.lmdb").path],
+                ["import", dump.path, directory.appendingPathComponent("Imported.sqlite").path],
+            ] {
+                // Once the new store's partial file exists, the copy is under way (and Ctrl-C is caught).
+                let result = try Tool.run(arguments) {
+                    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+                    return names.contains { $0.hasSuffix("-partial") }
+                }
+                #expect(result.status == 130, "\(arguments[0]): \(result.status) \(result.errors)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == before)
+            }
+        }
+    }
+}
+
 /// Runs the built `persistence` binary.
 enum Tool {
     struct Result {
@@ -209,7 +239,11 @@ enum Tool {
         var errors: String
     }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// - Parameter interruptWhen: Polled while the process runs; the process gets `SIGINT` (Ctrl-C) once it says
+    ///   so.
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], interruptWhen: (() -> Bool)? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = try binary()
         process.arguments = arguments
@@ -224,6 +258,12 @@ enum Tool {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         try errors.close()
+        if let interruptWhen {
+            let deadline = Date().addingTimeInterval(60)
+            while process.isRunning, !interruptWhen(), Date() < deadline { usleep(2_000) }
+            usleep(100_000)
+            process.interrupt()
+        }
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(

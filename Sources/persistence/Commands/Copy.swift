@@ -43,6 +43,7 @@ struct Copy: ParsableCommand {
                         try writer.insert(record)
                         done += 1
                         progress.update(done)
+                        try Interruption.check()
                     }
                     hash.end()
                 }

@@ -48,6 +48,7 @@ struct Export: ParsableCommand {
                             try JSONLines.write(record, to: out)
                             done += 1
                             progress.update(done)
+                            try Interruption.check()
                         }
                     }
                     try out.close()
@@ -64,6 +65,7 @@ struct Export: ParsableCommand {
                         try out.write(record)
                         done += 1
                         progress.update(done)
+                        try Interruption.check()
                     }
                     try out.close()
                 }
@@ -127,6 +129,7 @@ struct Import: ParsableCommand {
                     }
                     done += 1
                     progress.update(done)
+                    try Interruption.check()
                 }
                 try writer.commit()
             } catch {

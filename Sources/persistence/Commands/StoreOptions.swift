@@ -48,10 +48,14 @@ struct DestinationPassphraseOptions: ParsableArguments {
 /// exit status of its class (see ``ToolExit``).
 func reportingErrors<R>(_ store: String, _ body: () throws -> R) throws -> R {
     do {
-        return try body()
+        return try Interruption.catching(body)
     } catch let error as PersistenceError {
         FileHandle.standardError.write(Data("persistence: \(store): \(error.message)\n".utf8))
         throw ExitCode(ToolExit.status(for: error).rawValue)
+    } catch is CancellationError {
+        FileHandle.standardError.write(
+            Data("persistence: \(store): interrupted: what it was making is not kept\n".utf8))
+        throw ExitCode(ToolExit.interrupted.rawValue)
     }
 }
 

@@ -140,6 +140,7 @@ let package = Package(
                 "PersistenceCore",
                 "PersistenceLMDB",
                 "PersistenceSQLite",
+                "PersistencePostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CSV", package: "CSV.swift"),
             ],

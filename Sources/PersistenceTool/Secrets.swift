@@ -39,6 +39,17 @@ package enum SecretSource: Sendable, Hashable {
         return secret
     }
 
+    /// A new passphrase: as ``read(label:)``, except that a prompt asks twice and refuses two different answers.
+    /// - Throws: As ``read(label:)``; ``PersistenceError/Code/invalidArgument`` when the two answers differ.
+    package func readNew(label: String) throws -> String {
+        let secret = try read(label: label)
+        guard self == .prompt else { return secret }
+        guard try Self.prompt("\(label), again") == secret else {
+            throw PersistenceError(.invalidArgument, "the two passphrases typed differ: nothing was changed")
+        }
+        return secret
+    }
+
     /// Reads a line from the terminal with echo off, restoring the terminal whatever happens.
     private static func prompt(_ label: String) throws -> String {
         let input = FileHandle.standardInput.fileDescriptor

@@ -2,38 +2,61 @@ package import Foundation
 import PersistenceCore
 
 /// Where a store is, in the one syntax every command takes: `sqlite:PATH`, `lmdb:PATH` (encrypted or plain, told
-/// apart by the store itself), or a path ending in `.sqlite` or `.lmdb`.
+/// apart by the store itself), a path ending in `.sqlite` or `.lmdb`, or
+/// `postgres://USER@HOST[:PORT]/DATABASE[?schema=NAME&sslmode=…]` (schema `public` by default; the password never in
+/// the URL: `PGPASSWORD`, `--passphrase-file` or `--passphrase-env`).
 package struct StoreLocator: Sendable, Hashable, CustomStringConvertible {
     /// The backends a locator names.
     package enum Backend: String, Sendable, Hashable, CaseIterable {
-        case sqlite, lmdb
+        case sqlite, lmdb, postgres
     }
 
     package let backend: Backend
-    /// The store's file.
-    package let file: URL
+    /// The store's file (SQLite, LMDB), or `nil` for a server's store.
+    package let file: URL?
+    /// The server's URL without the `schema` parameter (PostgreSQL).
+    package let url: String?
+    /// The PostgreSQL schema that holds the store.
+    package let schema: String?
 
     /// Parses a locator.
-    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a locator of no known backend, or whose file
-    ///   doesn't end in the backend's extension (an app finds its store by `<name>.sqlite` / `<name>.lmdb`).
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a locator of no known backend, a file that doesn't
+    ///   end in the backend's extension (an app finds its store by `<name>.sqlite` / `<name>.lmdb`), or a URL with
+    ///   a password in it.
     package init(_ text: String) throws {
+        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
+            guard var components = URLComponents(string: text), components.host?.isEmpty == false else {
+                throw PersistenceError(.invalidArgument, "'\(Self.redacted(text))' is not a postgres:// URL")
+            }
+            guard components.password == nil else {
+                throw PersistenceError(
+                    .invalidArgument,
+                    "the password doesn't go in the URL (it would show in `ps`): use PGPASSWORD, --passphrase-file or "
+                        + "--passphrase-env")
+            }
+            let items = components.queryItems ?? []
+            schema = items.first { $0.name == "schema" }?.value ?? "public"
+            let others = items.filter { $0.name != "schema" }
+            components.queryItems = others.isEmpty ? nil : others
+            url = components.string ?? text
+            backend = .postgres
+            file = nil
+            return
+        }
         var backend: Backend?
         var path = text
-        for candidate in Backend.allCases where text.hasPrefix(candidate.rawValue + ":") {
+        for candidate in [Backend.sqlite, .lmdb] where text.hasPrefix(candidate.rawValue + ":") {
             backend = candidate
             path = String(text.dropFirst(candidate.rawValue.count + 1))
         }
-        if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
-            throw PersistenceError(
-                .invalidArgument, "PostgreSQL stores aren't supported by the store tool yet: \(Self.redacted(text))")
-        }
         guard !path.isEmpty else { throw PersistenceError(.invalidArgument, "the locator '\(text)' names no file") }
         let file = URL(fileURLWithPath: path).standardizedFileURL
-        let inferred = Backend(rawValue: file.pathExtension)
+        let inferred = Backend(rawValue: file.pathExtension).flatMap { $0 == .postgres ? nil : $0 }
         guard let resolved = backend ?? inferred else {
             throw PersistenceError(
                 .invalidArgument,
-                "'\(text)' names no backend: write sqlite:PATH or lmdb:PATH, or a path ending in .sqlite or .lmdb")
+                "'\(text)' names no backend: write sqlite:PATH, lmdb:PATH or postgres://…, or a path ending in .sqlite "
+                    + "or .lmdb")
         }
         guard file.pathExtension == resolved.rawValue else {
             throw PersistenceError(
@@ -41,9 +64,22 @@ package struct StoreLocator: Sendable, Hashable, CustomStringConvertible {
         }
         self.backend = resolved
         self.file = file
+        url = nil
+        schema = nil
     }
 
-    package var description: String { "\(backend.rawValue):\(file.path)" }
+    package var description: String {
+        if let file { return "\(backend.rawValue):\(file.path)" }
+        return "\(url ?? "postgres://") schema \(schema ?? "public")"
+    }
+
+    /// The store's file, for the file backends' openers.
+    var requiredFile: URL {
+        get throws {
+            guard let file else { throw PersistenceError(.invalidArgument, "\(description) is not a file") }
+            return file
+        }
+    }
 
     /// A URL with its password replaced, for messages.
     static func redacted(_ text: String) -> String {

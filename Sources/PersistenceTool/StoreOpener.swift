@@ -1,6 +1,7 @@
 import Foundation
 package import PersistenceCore
 package import PersistenceLMDB
+import PersistencePostgres
 import PersistenceSQLite
 
 /// Opens stores for the commands: read-only through their stored schema, asking for a passphrase only when the store
@@ -15,6 +16,12 @@ package struct StoreOpener: Sendable {
 
     package init(passphrase: SecretSource? = nil) { self.passphrase = passphrase }
 
+    /// A PostgreSQL server's password: from the source given, else `PGPASSWORD` (libpq's convention), else none.
+    package static func serverPassword(_ source: SecretSource?) throws -> String? {
+        if let source { return try source.read(label: "Password") }
+        return ProcessInfo.processInfo.environment["PGPASSWORD"]
+    }
+
     /// Opens plain stores only: an encrypted one is `wrongPassphrase`, never a prompt.
     package static var withoutPrompt: StoreOpener {
         var opener = StoreOpener()
@@ -26,20 +33,24 @@ package struct StoreOpener: Sendable {
     package func open(_ locator: StoreLocator) throws -> any StoredStore {
         switch locator.backend {
         case .sqlite:
-            return try SQLiteStoredStore(file: locator.file)
+            return try SQLiteStoredStore(file: locator.requiredFile)
         case .lmdb:
+            let file = try locator.requiredFile
             if let passphrase {
                 return try LMDBStoredStore(
-                    file: locator.file, passphrase: try passphrase.read(label: "Passphrase of \(locator.file.path)"))
+                    file: file, passphrase: try passphrase.read(label: "Passphrase of \(file.path)"))
             }
             do {
-                return try LMDBStoredStore(file: locator.file, passphrase: nil)
+                return try LMDBStoredStore(file: file, passphrase: nil)
             } catch let error as PersistenceError where error.code == .wrongPassphrase && prompts {
                 // Encrypted: now it is worth asking.
                 return try LMDBStoredStore(
-                    file: locator.file,
-                    passphrase: try SecretSource.prompt.read(label: "Passphrase of \(locator.file.path)"))
+                    file: file, passphrase: try SecretSource.prompt.read(label: "Passphrase of \(file.path)"))
             }
+        case .postgres:
+            return try PostgresStoredStore(
+                url: locator.url ?? "", password: try Self.serverPassword(passphrase),
+                schema: locator.schema ?? "public")
         }
     }
 }
@@ -64,12 +75,19 @@ package struct StoreDestination: Sendable {
                 throw PersistenceError(
                     .invalidArgument, "SQLite stores aren't encrypted: a passphrase for \(locator) would be ignored")
             }
-            return try SQLiteStoredStoreWriter(file: locator.file, layouts: layouts, schemaVersion: schemaVersion)
+            return try SQLiteStoredStoreWriter(
+                file: locator.requiredFile, layouts: layouts, schemaVersion: schemaVersion)
         case .lmdb:
-            let secret = try passphrase?.read(label: "New passphrase of \(locator.file.path)")
+            let file = try locator.requiredFile
+            let secret = try passphrase?.readNew(label: "New passphrase of \(file.path)")
             return try LMDBStoredStoreWriter(
-                file: locator.file, layouts: layouts, schemaVersion: schemaVersion, passphrase: secret,
+                file: file, layouts: layouts, schemaVersion: schemaVersion, passphrase: secret,
                 keyDerivation: keyDerivation)
+        case .postgres:
+            // The destination's "passphrase" options give the server's password here.
+            return try PostgresStoredStoreWriter(
+                url: locator.url ?? "", password: try StoreOpener.serverPassword(passphrase),
+                schema: locator.schema ?? "public", layouts: layouts, schemaVersion: schemaVersion)
         }
     }
 }

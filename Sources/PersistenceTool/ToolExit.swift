@@ -1,4 +1,5 @@
 package import PersistenceCore
+import PersistencePostgres
 
 /// The exit statuses of the store tool, one per class of failure, so scripts can tell them apart (the numbers follow
 /// BSD's `sysexits.h` where it has one).
@@ -31,9 +32,9 @@ package enum ToolExit: Int32, CaseIterable, Sendable {
         case .corrupt, .authenticationFailed, .invalidValue, .typeMismatch, .duplicateKey, .uniqueViolation,
             .constraintViolation, .invalidSchema, .referenceNotFound:
             .data
-        case .notFound, .directoryNotFound, .cannotOpen: .notFound
-        case .ioFailure, .storageFull: .io
-        case .wrongPassphrase, .permissionDenied: .permission
+        case .notFound, .directoryNotFound, .cannotOpen, .databaseNotFound: .notFound
+        case .ioFailure, .storageFull, .unreachable, .connectionLost, .tlsFailure: .io
+        case .wrongPassphrase, .permissionDenied, .invalidCredentials: .permission
         default: .configuration
         }
     }

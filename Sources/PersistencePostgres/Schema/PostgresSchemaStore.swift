@@ -73,7 +73,7 @@ enum PostgresSchemaStore {
                         + " create")
             }
             guard !dryRun else { return nil }
-            try create(connection, schema: schema, model: model, tables: tables, descriptions: descriptions)
+            try create(connection, schema: schema, version: model.version, tables: tables)
             return nil
         }
         let stored = try readMetadata(connection, schema: schema)
@@ -102,10 +102,10 @@ enum PostgresSchemaStore {
         return report
     }
 
-    private static func create(
-        _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable],
-        descriptions: [EntityDescription]
-    ) throws {
+    /// Creates a store's schema, metadata, sequence, alias table and entity tables at `version`, in the transaction
+    /// under way.
+    static func create(_ connection: ServerConnection, schema: String, version: Int, tables: [PostgresTable]) throws {
+        let descriptions = tables.map(\.layout.entity)
         try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quote(schema))")
         try connection.execute(
             "CREATE TABLE \(qualified(schema, metadataTable)) (key text NOT NULL PRIMARY KEY, value bytea NOT NULL)")
@@ -118,7 +118,7 @@ enum PostgresSchemaStore {
             for sql in table.creationSQL { try connection.execute(sql) }
         }
         try write(connection, schema: schema, "formatVersion", .integer(formatVersion))
-        try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
+        try write(connection, schema: schema, "modelVersion", .integer(Int64(version)))
         try write(connection, schema: schema, "schema", .blob(StoreGate.schemaJSON(descriptions)))
     }
 

@@ -9,22 +9,45 @@ import PostgresNIO
 /// Rows stream through a cursor, a batch at a time, so memory stays flat. The server's own storage checks (page
 /// checksums, `amcheck`) are the server administrator's: they need superuser rights and an extension.
 struct PostgresVerifier {
-    let context: PostgresContext
+    let connection: ServerConnection
+    let schema: String
+    let tables: [PostgresTable]
+    /// Runs one statement (the context's `run`, which traces and marks its transaction failed on an error).
+    private let query: (_ sql: String, _ values: [Value], _ textAsBytes: Bool) throws -> PostgresQueryResult
+    /// Adds the dangling references to the report.
+    private let verifyReferences: (inout VerificationReport) throws -> Void
     private var report = VerificationReport()
 
-    init(context: PostgresContext) { self.context = context }
+    /// Checks the store of `context`'s database.
+    init(context: PostgresContext) {
+        connection = context.connection
+        schema = context.schema
+        tables = context.tables.all
+        query = { try context.run($0, $1, textAsBytes: $2) }
+        verifyReferences = { try context.verifyReferences(into: &$0) }
+    }
 
-    private var schema: String { context.schema }
+    /// Checks a store through its stored schema's tables, on a connection in a read transaction.
+    init(
+        connection: ServerConnection, schema: String, tables: [PostgresTable],
+        verifyReferences: @escaping (inout VerificationReport) throws -> Void
+    ) {
+        self.connection = connection
+        self.schema = schema
+        self.tables = tables
+        query = { try connection.run($0, $1, textAsBytes: $2) }
+        self.verifyReferences = verifyReferences
+    }
 
     mutating func run() throws -> VerificationReport {
         try verifyMetadata()
-        for table in context.tables.all {
+        for table in tables {
             report.entitiesChecked += 1
             let present = try verifyColumns(of: table)
             try verifyIndexes(of: table)
             try verifyRows(of: table, present: present)
         }
-        try context.verifyReferences(into: &report)
+        try verifyReferences(&report)
         return report
     }
 
@@ -32,7 +55,7 @@ struct PostgresVerifier {
 
     /// Runs a catalog query; values by their PostgreSQL types.
     private func catalog(_ sql: String, _ arguments: [Value]) throws -> [[Value]] {
-        try context.run(sql, arguments, textAsBytes: false).rows.map { try $0.values() }
+        try query(sql, arguments, false).rows.map { try $0.values() }
     }
 
     // MARK: - Metadata
@@ -48,9 +71,9 @@ struct PostgresVerifier {
             add(VerificationProblem(.metadataMissing, message: "the metadata table '\(table)' is missing"))
             return
         }
-        let stored = try PostgresSchemaStore.readMetadata(context.connection, schema: schema)
+        let stored = try PostgresSchemaStore.readMetadata(connection, schema: schema)
         for problem in VerificationProblem.metadataProblems(
-            stored, formatVersion: PostgresSchemaStore.formatVersion, current: context.tables.all.map(\.layout.entity))
+            stored, formatVersion: PostgresSchemaStore.formatVersion, current: tables.map(\.layout.entity))
         {
             add(problem)
         }
@@ -159,10 +182,10 @@ struct PostgresVerifier {
         let keyColumn = present.firstIndex(of: layout.primaryKeyIndex)
         let keyType = layout.types[layout.primaryKeyIndex]
         let sql = "SELECT \(attributes.map { quote($0.name) }.joined(separator: ", ")) FROM \(table.table)"
-        try context.run("DECLARE persistence_verify NO SCROLL CURSOR FOR \(sql)")
+        _ = try query("DECLARE persistence_verify NO SCROLL CURSOR FOR \(sql)", [], true)
         var values: [Value] = []
         while true {
-            let rows = try context.run("FETCH \(PostgresContext.fetchSize) FROM persistence_verify").rows
+            let rows = try query("FETCH \(PostgresContext.fetchSize) FROM persistence_verify", [], true).rows
             for row in rows {
                 // An async verify() whose task is cancelled stops between rows.
                 try CancellationFlag.checkCurrent()
@@ -185,7 +208,7 @@ struct PostgresVerifier {
             }
             if rows.count < PostgresContext.fetchSize { break }
         }
-        try context.run("CLOSE persistence_verify")
+        _ = try query("CLOSE persistence_verify", [], true)
     }
 }
 

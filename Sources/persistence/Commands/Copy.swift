@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PersistenceCore
+import PersistencePostgres
 import PersistenceTool
 
 /// `persistence copy SOURCE DESTINATION`: any backend to any backend, proved by the content hash.
@@ -23,7 +24,7 @@ struct Copy: ParsableCommand {
     func run() throws {
         let from = try locator(source)
         let to = try locator(destination)
-        guard from.file != to.file else { throw ValidationError("a store can't be copied onto itself") }
+        guard from != to else { throw ValidationError("a store can't be copied onto itself") }
         let sourceDigest = try reportingErrors(source) { () -> String in
             let opened = try StoreOpener(passphrase: passphrase.source()).open(from)
             defer { try? opened.close() }
@@ -61,7 +62,7 @@ struct Copy: ParsableCommand {
             var proved = false
             defer {
                 try? copy.close()
-                if !proved { Self.remove(to) }
+                if !proved { remove(to) }
             }
             let report = try copy.verify()
             guard report.isSound else {
@@ -77,9 +78,16 @@ struct Copy: ParsableCommand {
         }
     }
 
-    /// Removes a copy that could not be proved equal, with the files its backend keeps beside it.
-    static func remove(_ store: StoreLocator) {
+    /// Removes a copy that could not be proved equal, with the files its backend keeps beside it (or its tables).
+    func remove(_ store: StoreLocator) {
+        guard let file = store.file else {
+            guard var builder = try? PostgresBuilder(url: store.url ?? "", model: Model(entities: [])) else { return }
+            builder.schema = store.schema ?? "public"
+            builder.password = try? StoreOpener.serverPassword(destinationPassphrase.source())
+            _ = try? builder.deleteStore()
+            return
+        }
         let companions = store.backend == .sqlite ? ["", "-wal", "-shm"] : ["", "-lock"]
-        for suffix in companions { try? FileManager.default.removeItem(atPath: store.file.path + suffix) }
+        for suffix in companions { try? FileManager.default.removeItem(atPath: file.path + suffix) }
     }
 }

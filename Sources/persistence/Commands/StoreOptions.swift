@@ -22,26 +22,32 @@ struct PassphraseOptions: ParsableArguments {
     }
 }
 
-/// Where a new encrypted LMDB store's passphrase comes from.
+/// Where a new encrypted LMDB store's passphrase comes from (for a PostgreSQL destination: the server's password).
 struct DestinationPassphraseOptions: ParsableArguments {
-    @Option(name: .long, help: "Encrypt a new LMDB store with the passphrase in the first line of this file.")
+    @Option(name: .long, help: "Encrypt a new LMDB store (or log in to PostgreSQL) with the first line of this file.")
     var destinationPassphraseFile: String?
 
-    @Option(name: .long, help: "Encrypt a new LMDB store with the passphrase in this environment variable.")
+    @Option(name: .long, help: "Encrypt a new LMDB store (or log in to PostgreSQL) with this environment variable.")
     var destinationPassphraseEnv: String?
 
     @Flag(name: .long, help: "Ask for a new LMDB store's passphrase on the terminal (twice).")
     var destinationPassphrasePrompt = false
 
     func source() throws -> SecretSource? {
-        let given = [destinationPassphraseFile != nil, destinationPassphraseEnv != nil, destinationPassphrasePrompt]
-        guard given.filter({ $0 }).count <= 1 else {
-            throw ValidationError("give one of --destination-passphrase-file, -env and -prompt")
-        }
-        if let file = destinationPassphraseFile { return .file(file) }
-        if let name = destinationPassphraseEnv { return .environment(name) }
-        return destinationPassphrasePrompt ? .prompt : nil
+        try chosenSource(
+            file: destinationPassphraseFile, environment: destinationPassphraseEnv, prompt: destinationPassphrasePrompt,
+            options: "--destination-passphrase-file, -env and -prompt")
     }
+}
+
+/// The one source of a secret among a file, an environment variable and a prompt; `nil` when none is given.
+func chosenSource(file: String?, environment: String?, prompt: Bool, options: String) throws -> SecretSource? {
+    guard [file != nil, environment != nil, prompt].filter({ $0 }).count <= 1 else {
+        throw ValidationError("give one of \(options)")
+    }
+    if let file { return .file(file) }
+    if let environment { return .environment(environment) }
+    return prompt ? .prompt : nil
 }
 
 /// Runs a command's work, turning a `PersistenceError` into one line on standard error naming the store and the

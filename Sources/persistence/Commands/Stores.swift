@@ -35,10 +35,11 @@ struct Stores: ParsableCommand {
         let files = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
         var entries: [Entry] = []
         for file in files.sorted() {
-            guard let locator = try? StoreLocator(url.appendingPathComponent(file).path) else { continue }
+            guard let locator = try? StoreLocator(url.appendingPathComponent(file).path), let path = locator.file
+            else { continue }
             var entry = Entry(
                 store: locator.description, backend: locator.backend.rawValue,
-                bytes: StoredStoreSize.fileSize(locator.file), status: "ok")
+                bytes: StoredStoreSize.fileSize(path), status: "ok")
             do {
                 let store = try StoreOpener.withoutPrompt.open(locator)
                 defer { try? store.close() }

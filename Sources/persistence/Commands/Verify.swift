@@ -30,7 +30,7 @@ struct Verify: ParsableCommand {
         {
             // Encrypted, and no passphrase given: ask here, hand it to the child on a pipe.
             let secret = try reportingErrors(store) {
-                try SecretSource.prompt.read(label: "Passphrase of \(locator.file.path)")
+                try SecretSource.prompt.read(label: "Passphrase of \(locator)")
             }
             result = try Self.child(arguments() + ["--passphrase-stdin"], passphrase: secret)
         }

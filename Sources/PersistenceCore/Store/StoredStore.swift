@@ -42,6 +42,11 @@ package protocol StoredStoreWriter: AnyObject {
 }
 
 extension StoredStore {
+    /// The number of records of `layouts`' entities together (every entity's when `nil`).
+    package func recordCount(of layouts: [RecordLayout]? = nil) throws -> Int {
+        try (layouts ?? self.layouts).reduce(0) { try $0 + count($1) }
+    }
+
     /// The stored layout of the entity named `name`.
     /// - Throws: ``PersistenceError/Code/unknownEntity`` naming the entities the store has.
     package func layout(named name: String) throws -> RecordLayout {
@@ -162,5 +167,28 @@ package enum NewStoreFile {
             throw PersistenceError(
                 .ioFailure, "the new store could not be moved to \(file.path)", underlyingError: error)
         }
+    }
+}
+
+extension RecordLayout {
+    /// A record's values as this layout's entity stores them, for a ``StoredStoreWriter``: the record must have
+    /// this layout's attributes, and each value must fit its attribute (an integer for a real attribute becomes the
+    /// same real, as entities store it).
+    /// - Throws: ``PersistenceError`` — `invalidArgument` for a record of other attributes, `invalidValue` naming
+    ///   the attribute whose value doesn't fit.
+    package func storedValues(of record: Record) throws -> [Value] {
+        guard record.layout === self || record.layout.names == names else {
+            throw PersistenceError(.invalidArgument, "a '\(entity.name)' record with other attributes than the store's")
+        }
+        var values = record.values
+        for (position, attribute) in entity.attributes.enumerated() {
+            guard let value = attribute.conforming(values[position]) else {
+                throw PersistenceError(
+                    .invalidValue,
+                    "'\(entity.name).\(attribute.name)' can't hold a \(values[position].storageClassName) value")
+            }
+            values[position] = value
+        }
+        return values
     }
 }

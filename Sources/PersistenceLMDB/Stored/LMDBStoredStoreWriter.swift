@@ -111,19 +111,7 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
         guard let store = stores[entity] else {
             throw PersistenceError(.unknownEntity, "the new store has no entity '\(entity)'")
         }
-        let layout = store.layout
-        guard record.layout === layout || record.layout.names == layout.names else {
-            throw PersistenceError(.invalidArgument, "a '\(entity)' record with other attributes than the store's")
-        }
-        var values = record.values
-        for (position, attribute) in layout.entity.attributes.enumerated() {
-            guard let value = attribute.conforming(values[position]) else {
-                throw PersistenceError(
-                    .invalidValue,
-                    "'\(entity).\(attribute.name)' can't hold a \(values[position].storageClassName) value")
-            }
-            values[position] = value
-        }
+        let values = try store.layout.storedValues(of: record)
         do {
             // Checks unique indexes, then the primary key, before writing: a refused record leaves nothing, and the
             // writer goes on.

@@ -193,19 +193,9 @@ package final class PostgresStoredStoreWriter: StoredStoreWriter {
         guard let table = tables[record.layout.entity.name] else {
             throw PersistenceError(.unknownEntity, "the new store has no entity '\(record.layout.entity.name)'")
         }
-        guard record.layout === table.layout || record.layout.names == table.layout.names else {
-            throw PersistenceError(
-                .invalidArgument, "a '\(record.layout.entity.name)' record with other attributes than the store's")
-        }
-        for (position, value) in record.values.enumerated()
-        where !table.layout.entity.attributes[position].accepts(value) {
-            throw PersistenceError(
-                .invalidValue,
-                "'\(record.layout.entity.name).\(table.layout.names[position])' can't hold a \(value.storageClassName) value"
-            )
-        }
+        let values = try table.layout.storedValues(of: record)
         // ON CONFLICT DO NOTHING: a refused record leaves the transaction usable, and says which constraint.
-        guard try connection.runPrepared(table.insertSQL, record.values).isEmpty else { return }
+        guard try connection.runPrepared(table.insertSQL, values).isEmpty else { return }
         if try !connection.run(table.existsSQL, [record.primaryKey]).rows.isEmpty {
             throw PersistenceError(.duplicateKey, "a '\(record.layout.entity.name)' record has this key already")
         }

@@ -12,6 +12,8 @@ package final class SQLiteStoredStore: StoredStore {
     package let file: URL
     private let connection: Connection
     private let format: Int64
+    /// Each entity's table mapping, by entity name, and the SQL that tells whether a key is stored.
+    private let tables: [String: (mapping: TableMapping, containsSQL: String)]
     private var isOpen = true
 
     /// Opens the store at `file` read-only.
@@ -44,6 +46,12 @@ package final class SQLiteStoredStore: StoredStore {
         self.format = format
         schemaVersion = version
         layouts = try StoreGate.storedLayouts(json)
+        tables = Dictionary(
+            layouts.enumerated().map { offset, layout in
+                let mapping = TableMapping(index: -1 - offset, layout: layout)
+                let contains = "SELECT 1 FROM \(mapping.table) WHERE \(mapping.primaryKeyColumn) = ?"
+                return (layout.entity.name, (mapping, contains))
+            }, uniquingKeysWith: { first, _ in first })
     }
 
     deinit { connection.close() }
@@ -71,15 +79,13 @@ package final class SQLiteStoredStore: StoredStore {
     }
 
     package func count(_ layout: RecordLayout) throws -> Int {
-        try checkOpen()
-        guard case .integer(let count)? = try connection.scalar("SELECT count(*) FROM \(quote(layout.entity.name))")
-        else { return 0 }
+        let table = try table(of: layout).mapping.table
+        guard case .integer(let count)? = try connection.scalar("SELECT count(*) FROM \(table)") else { return 0 }
         return Int(count)
     }
 
     package func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws {
-        try checkOpen()
-        let mapping = TableMapping(index: -1, layout: layout)
+        let mapping = try table(of: layout).mapping
         let statement = try Statement(
             db: connection.handle,
             sql: "SELECT \(mapping.columns) FROM \(mapping.table) ORDER BY \(mapping.primaryKeyColumn)",
@@ -92,17 +98,13 @@ package final class SQLiteStoredStore: StoredStore {
     }
 
     package func contains(_ layout: RecordLayout, key: Value) throws -> Bool {
-        try checkOpen()
-        let mapping = TableMapping(index: -1, layout: layout)
-        return try connection.scalar(
-            "SELECT 1 FROM \(mapping.table) WHERE \(mapping.primaryKeyColumn) = ?", [key]) != nil
+        try connection.scalar(table(of: layout).containsSQL, [key]) != nil
     }
 
     package func verify() throws -> VerificationReport {
         try checkOpen()
         var verifier = SQLiteVerifier(
-            connection: connection,
-            mappings: layouts.enumerated().map { TableMapping(index: -1 - $0.offset, layout: $0.element) })
+            connection: connection, mappings: layouts.compactMap { tables[$0.entity.name]?.mapping })
         var report = try verifier.run()
         try verifyReferences(into: &report)
         return report
@@ -113,6 +115,14 @@ package final class SQLiteStoredStore: StoredStore {
         isOpen = false
         if !connection.isAutocommit { try? connection.execute("COMMIT") }
         connection.close()
+    }
+
+    private func table(of layout: RecordLayout) throws -> (mapping: TableMapping, containsSQL: String) {
+        try checkOpen()
+        guard let table = tables[layout.entity.name] else {
+            throw PersistenceError(.unknownEntity, "the store \(file.path) has no entity '\(layout.entity.name)'")
+        }
+        return table
     }
 
     private func checkOpen() throws {
@@ -167,20 +177,9 @@ package final class SQLiteStoredStoreWriter: StoredStoreWriter {
         guard let (mapping, statement) = mappings[record.layout.entity.name] else {
             throw PersistenceError(.unknownEntity, "the new store has no entity '\(record.layout.entity.name)'")
         }
-        guard record.layout === mapping.layout || record.layout.names == mapping.layout.names else {
-            throw PersistenceError(
-                .invalidArgument, "a '\(record.layout.entity.name)' record with other attributes than the store's")
-        }
-        for (position, value) in record.values.enumerated() {
-            guard mapping.layout.entity.attributes[position].accepts(value) else {
-                throw PersistenceError(
-                    .invalidValue,
-                    "'\(record.layout.entity.name).\(mapping.layout.names[position])' can't hold a \(value.storageClassName) value"
-                )
-            }
-        }
+        let values = try mapping.layout.storedValues(of: record)
         defer { statement.reset() }
-        try statement.bind(record.values)
+        try statement.bind(values)
         try statement.run()
     }
 

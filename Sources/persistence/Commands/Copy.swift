@@ -32,7 +32,7 @@ struct Copy: ParsableCommand {
                 try StoreDestination(to, passphrase: destinationPassphrase.source())
                     .writer(layouts: opened.layouts, schemaVersion: opened.schemaVersion)
             }
-            let total = try opened.layouts.map { try opened.count($0) }.reduce(0, +)
+            let total = try opened.recordCount()
             let progress = ProgressReporter("copied", total: total, quiet: quiet)
             var done = 0
             var hash = ContentHash()

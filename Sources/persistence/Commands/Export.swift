@@ -32,7 +32,7 @@ struct Export: ParsableCommand {
             let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
             defer { try? opened.close() }
             let layouts = try entity.isEmpty ? opened.layouts : entity.map { try opened.layout(named: $0) }
-            let total = try layouts.map { try opened.count($0) }.reduce(0, +)
+            let total = try opened.recordCount(of: layouts)
             let progress = ProgressReporter("exported", total: total, quiet: quiet || file == nil)
             var done = 0
             do {

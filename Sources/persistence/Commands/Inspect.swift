@@ -105,7 +105,7 @@ struct Hash: ParsableCommand {
         let digest = try reportingErrors(store) {
             let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
             defer { try? opened.close() }
-            let total = try opened.layouts.map { try opened.count($0) }.reduce(0, +)
+            let total = try opened.recordCount()
             let progress = ProgressReporter("hashed", total: total, quiet: quiet)
             var done = 0
             let digest = try ContentHash.of(opened) { count in

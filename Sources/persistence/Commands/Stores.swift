@@ -45,7 +45,7 @@ struct Stores: ParsableCommand {
                 defer { try? store.close() }
                 entry.schemaVersion = store.schemaVersion
                 entry.entities = store.layouts.count
-                entry.records = try store.layouts.map { try store.count($0) }.reduce(0, +)
+                entry.records = try store.recordCount()
             } catch let error as PersistenceError where error.code == .wrongPassphrase {
                 entry.status = "encrypted"
             } catch let error as PersistenceError {

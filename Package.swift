@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
         // `@Entity`: an app that doesn't import it doesn't build swift-syntax.
         .library(name: "PersistenceMacros", targets: ["PersistenceMacros"]),
+        // `migrate`, `verify` and `export` an app adds to its own executable, with its model and migrations.
+        .library(name: "PersistenceCommands", targets: ["PersistenceCommands"]),
         .executable(name: "persistence", targets: ["persistence"]),
     ],
     dependencies: [
@@ -34,7 +36,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // CSV for the store tool's export: only PersistenceTool depends on it.
+        // CSV for the store tools' export: only PersistenceCommands depends on it.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
         // The `@Entity` macro's compiler plugin: only PersistenceMacros depends on it.
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
@@ -132,17 +134,29 @@ let package = Package(
             dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
-        // The store tool's workings (stores opened through their stored schema, export formats, the content hash):
-        // the `persistence` executable's commands call it; not a product.
+        // The commands an app embeds (`migrate`, `verify`, `export` through its own builder), and what the store
+        // tool shares with them (locators, passphrases, progress, exit statuses, export formats). Links no backend:
+        // the app's builder brings the one it uses.
+        .target(
+            name: "PersistenceCommands",
+            dependencies: [
+                "PersistenceCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "CSV", package: "CSV.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The store tool's workings (stores opened through their stored schema, the content hash, maintenance): the
+        // `persistence` executable's commands call it; not a product.
         .target(
             name: "PersistenceTool",
             dependencies: [
                 "PersistenceCore",
+                "PersistenceCommands",
                 "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistencePostgres",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -153,7 +167,18 @@ let package = Package(
                 "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistencePostgres",
+                "PersistenceCommands",
                 "PersistenceTool",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // An app's store executable made with PersistenceCommands (a notes model at version 2 with its migrations,
+        // on SQLite, encrypted LMDB and PostgreSQL): the embedded commands' tests run it. Not a product.
+        .executableTarget(
+            name: "NotesStore",
+            dependencies: [
+                "PersistenceCommands", "PersistenceSQLite", "PersistenceLMDB", "PersistencePostgres",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -190,8 +215,17 @@ let package = Package(
         .testTarget(
             name: "PersistenceToolTests",
             dependencies: [
-                "persistence", "PersistenceTool", "PersistenceCore", "PersistenceLMDB", "PersistenceSQLite",
+                "persistence", "PersistenceTool", "PersistenceCommands", "PersistenceCore", "PersistenceLMDB",
+                "PersistenceSQLite",
                 "PersistenceTesting",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PersistenceCommandsTests",
+            dependencies: [
+                "NotesStore", "PersistenceCommands", "PersistenceCore", "PersistenceSQLite", "PersistenceLMDB",
+                "PersistencePostgres", "PersistenceTesting",
             ],
             swiftSettings: swiftSettings
         ),

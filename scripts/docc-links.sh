@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
-modules=(PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting PersistenceMacros)
+modules=(PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting PersistenceMacros PersistenceCommands)
 # Only the documented modules and what they depend on: not the executables, the fuzzer or the tests.
 for module in "${modules[@]}"; do
     swift build --scratch-path .build-docc --target "$module" -Xswiftc -emit-symbol-graph \

@@ -28,7 +28,7 @@ public import Logging
 /// **Platforms.** The backend links the system's `liblmdb` and `libsodium`, found through pkg-config. It is built
 /// and tested on Linux, and should build on macOS where pkg-config finds Homebrew's `lmdb` and `libsodium`; it can't
 /// be built for iOS, tvOS, watchOS or visionOS yet, whose SDKs have neither library.
-public struct LMDBBuilder: DatabaseBuilder {
+public struct LMDBBuilder: FileBackedDatabaseBuilder {
     /// The database name: the file-name stem. Not empty, no path separators, no `..`.
     public var databaseName: String
     /// The passphrase values are sealed with; `nil` only for a store made with
@@ -171,7 +171,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     }
 
     /// The model's layouts and the store's file, once every option is checked (before anything touches disk).
-    private func validated() throws -> (layouts: [RecordLayout], file: URL) {
+    func validated() throws -> (layouts: [RecordLayout], file: URL) {
         if let passphrase, passphrase.isEmpty {
             throw PersistenceError(.invalidConfiguration, "the passphrase is empty")
         }
@@ -197,7 +197,7 @@ public struct LMDBBuilder: DatabaseBuilder {
     }
 
     /// The process's environment of `file`, and whether another database of the process holds it.
-    private func openEnvironment(_ layouts: [RecordLayout], _ file: URL) throws -> (Environment, shared: Bool) {
+    func openEnvironment(_ layouts: [RecordLayout], _ file: URL) throws -> (Environment, shared: Bool) {
         let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count }
         return try EnvironmentRegistry.environment(path: file.path) {
             try Environment(

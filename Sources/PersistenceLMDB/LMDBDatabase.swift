@@ -13,7 +13,7 @@ import Synchronization
 /// (nothing of it is stored, and the map has grown, so running it again can succeed) — the block is never re-run by
 /// the library, so its side effects, and the elements of a single-pass sequence given to `create(_:)`, are never
 /// repeated or lost. A full disk is `storageFull` too, with every committed write intact.
-public final class LMDBDatabase: FileBackedDatabase, Sendable {
+public final class LMDBDatabase: FileBackedDatabase, MigratingDatabase, Sendable {
     public typealias Context = LMDBContext
 
     /// The store's file.

@@ -50,6 +50,27 @@ struct StoreOpening {
         }
     }
 
+    /// The schema versions of the migration opening would run (the stored one, and the builder's), read without
+    /// running it or writing anything; `nil` when the store is new or current.
+    func pendingMigration() throws -> ClosedRange<Int>? {
+        try environment.read { transaction -> ClosedRange<Int>? in
+            var dbi = MDB_dbi()
+            let code = mdb_dbi_open(transaction.handle, StoreMetadata.databaseName, 0, &dbi)
+            if code == MDB_NOTFOUND { return nil }
+            try LMDBError.check(code, "could not open the store's metadata")
+            guard try StoreMetadata.readNumber(.format, dbi, transaction) != nil else { return nil }
+            switch try checkSchema(dbi, transaction) {
+            case .current:
+                return nil
+            case .versionOnly:
+                let stored = try StoreMetadata.readNumber(.schemaVersion, dbi, transaction).map(Self.version)
+                return (stored ?? builder.schemaVersion)...builder.schemaVersion
+            case .migration(_, let version, _):
+                return version...builder.schemaVersion
+            }
+        }
+    }
+
     private func openOnce(file: URL) throws -> LMDBDatabase {
         try environment.writer.withLock {
             let stored = try readMetadata()

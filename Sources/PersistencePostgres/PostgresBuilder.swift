@@ -14,7 +14,7 @@ import PersistenceSQL
 /// The store is a PostgreSQL schema on the server (``schema``, `public` by default): one table per entity, plus
 /// `persistence_metadata`, `persistence_aliases` and the sequence `persistence_commits`. Several databases —
 /// several processes, several app servers — may open the same store at once.
-public struct PostgresBuilder: DatabaseBuilder {
+public struct PostgresBuilder: MigratingDatabaseBuilder {
     /// Whether the connection uses TLS.
     public enum TLSMode: String, Sendable {
         /// Plain TCP (a loopback or a private network).
@@ -180,6 +180,28 @@ public struct PostgresBuilder: DatabaseBuilder {
         let connection = try ServerConnection.open(self)
         defer { connection.close() }
         return try PostgresSchemaStore.storeSchemas(connection)
+    }
+
+    /// Whether the database holds a Persistence store in this builder's ``schema``.
+    /// - Throws: What connecting throws (`unreachable`, `invalidCredentials`, …) and `invalidConfiguration`.
+    public func storeExists() throws -> Bool {
+        try storeNames().contains(schema)
+    }
+
+    /// The schema versions of the migration ``create()`` would run — the stored version, and the model's — without
+    /// running it; `nil` when there is no store or it is at the model's version and schema.
+    /// - Throws: What ``create()`` would throw before migrating: `migrationRequired` for a changed schema at the same
+    ///   version, `invalidConfiguration` for a store of a newer version, connection errors.
+    public func pendingMigration() throws -> ClosedRange<Int>? {
+        try validate()
+        let tables = try EntityLookup.tables(of: model, in: schema)
+        let connection = try ServerConnection.open(self)
+        defer { connection.close() }
+        guard try PostgresSchemaStore.storeSchemas(connection).contains(schema) else { return nil }
+        let decision = try PostgresSchemaStore.decide(
+            connection, schema: schema, model: model, current: tables.all.map(\.layout.entity))
+        guard case .migrate(let version, _) = decision else { return nil }
+        return version...model.version
     }
 
     /// How this process's registry of open stores names this builder's store.

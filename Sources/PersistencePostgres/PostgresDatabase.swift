@@ -14,7 +14,7 @@ import PostgresNIO
 /// The synchronous API blocks the calling thread on the server's answers: call it from any thread but one of
 /// SwiftNIO's event loops (it would wait on itself); the `async` API runs on the database's own queues, never
 /// blocking the cooperative pool.
-public final class PostgresDatabase: PersistenceCore.Database, Sendable {
+public final class PostgresDatabase: MigratingDatabase, Sendable {
     public typealias Context = PostgresContext
 
     /// The PostgreSQL schema that holds the store's tables.

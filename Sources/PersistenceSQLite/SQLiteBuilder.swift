@@ -12,7 +12,7 @@ public import Logging
 ///
 /// The store is one SQLite file, `<directory>/<databaseName>.sqlite` (with `-wal` and `-shm` beside it while
 /// open), in WAL mode: one serialized writer and a pool of readers, so a long write never blocks reads.
-public struct SQLiteBuilder: DatabaseBuilder {
+public struct SQLiteBuilder: FileBackedDatabaseBuilder {
     /// How hard SQLite syncs to disk at commit.
     public enum Synchronous: String, Sendable, Hashable {
         /// Every commit is durable when `write` returns, even through a power loss (SQLite's `FULL`).
@@ -152,6 +152,52 @@ public struct SQLiteBuilder: DatabaseBuilder {
     public func deleteStore() throws -> Bool {
         guard !inMemory else { return false }
         return try SQLiteDatabase.deleteStore(named: databaseName, in: directory)
+    }
+
+    /// Whether the store's file exists (an in-memory builder has none).
+    /// - Throws: `PersistenceError/Code/invalidName` or `PersistenceError/Code/directoryNotFound`, as ``create()``.
+    public func storeExists() throws -> Bool {
+        guard !inMemory else { return false }
+        return FileManager.default.fileExists(atPath: try storeFile().path)
+    }
+
+    /// The model versions of the migration ``create()`` would run — the stored version, and the model's — read from
+    /// the store's metadata without running it; `nil` when there is no store or it is at the model's version.
+    /// - Throws: What ``create()`` would throw before migrating: `PersistenceError/Code/migrationRequired` for a
+    ///   changed schema at the same version, `PersistenceError/Code/invalidConfiguration` for a store of a newer
+    ///   version, `PersistenceError/Code/corrupt`, `PersistenceError/Code/unsupportedFormatVersion`.
+    public func pendingMigration() throws -> ClosedRange<Int>? {
+        guard try storeExists() else { return nil }
+        let connection = try Connection(
+            path: try storeFile().path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        defer { connection.close() }
+        guard let metadata = try SchemaStore.readMetadata(connection) else { return nil }
+        let current = try model.layouts().map(\.entity)
+        let decision = try StoreGate.decide(
+            metadata, formats: 1...SchemaStore.formatVersion, model: model, current: current)
+        guard case .migrate(let version, _) = decision else { return nil }
+        return version...model.version
+    }
+
+    /// Copies the store with SQLite's online backup API — one consistent snapshot of its committed content, the
+    /// `-wal`'s included — to `<destination>/<databaseName>.sqlite`, a store of the same version this builder opens
+    /// with ``directory`` set to `destination`. The store is only read: other connections may go on writing.
+    /// - Throws: `PersistenceError/Code/notFound` when there is no store (or the builder is in memory);
+    ///   `PersistenceError/Code/invalidArgument` when the destination holds a store of that name;
+    ///   `PersistenceError/Code/storageFull` or `PersistenceError/Code/ioFailure` with nothing left of the copy.
+    public func copyStore(into destination: URL) throws {
+        let file = try storeFile()
+        guard !inMemory, FileManager.default.fileExists(atPath: file.path) else {
+            throw PersistenceError(.notFound, "no SQLite store at \(file.path)")
+        }
+        let target = try StoreLocation(name: databaseName, directory: destination).file(extension: "sqlite")
+        guard !FileManager.default.fileExists(atPath: target.path) else {
+            throw PersistenceError(.invalidArgument, "\(target.path) exists: a copy never replaces a store")
+        }
+        let connection = try Connection(
+            path: file.path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+        defer { connection.close() }
+        try StoreBackup.copy(from: connection, to: target)
     }
 
     /// Runs the migration ``create()`` would run on the store — every step, mapping code included, with its side

@@ -6,7 +6,7 @@ public import Foundation
 /// Writes are serialized on one connection; reads run concurrently on a pool of read-only connections and see
 /// the last committed state, even while a write is open (WAL mode). Prepared statements are cached per
 /// connection and values are always bound.
-public final class SQLiteDatabase: FileBackedDatabase, Sendable {
+public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendable {
     public typealias Context = SQLiteContext
 
     /// The store's file, or `nil` in memory.

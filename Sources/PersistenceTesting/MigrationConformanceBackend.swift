@@ -25,7 +25,7 @@ public import Testing
 /// ```
 public protocol MigrationConformanceBackend: ConformanceBackend {
     /// The builder the backend opens its stores with.
-    associatedtype Builder: DatabaseBuilder where Builder.Database == Store
+    associatedtype Builder: MigratingDatabaseBuilder where Builder.Database == Store
 
     /// A builder of the store named `name` in `directory` at `model`, migrating with `plan` (without one, a
     /// changed model is refused) and reporting to `progress`.
@@ -87,7 +87,7 @@ public enum MigrationConformanceSuite {
     /// mappings, and must migrate a store exactly as the SQL backends do: swapping the builder line never changes
     /// what a migration does to data.
     public static let declarativeChecks: [MigrationConformanceCheck] =
-        InferredMigrationChecks.all + RelationshipMigrationChecks.all
+        InferredMigrationChecks.all + RelationshipMigrationChecks.all + PendingMigrationChecks.all
 }
 
 /// A store a check opened, with what the backend shows of it.
@@ -138,6 +138,34 @@ struct MigrationStores: Sendable {
                 backend.builder(named: name, model: model, plan: plan, progress: nil, in: directory))
         }
         return try dryRun(backend)
+    }
+
+    /// The versions of the migration opening the store `name` at `model` would run, read without running it.
+    func pendingMigration(_ name: String, _ model: Model) throws -> ClosedRange<Int>? {
+        func pending<B: MigrationConformanceBackend>(_ backend: B) throws -> ClosedRange<Int>? {
+            try backend.builder(named: name, model: model, plan: nil, progress: nil, in: directory).pendingMigration()
+        }
+        return try pending(backend)
+    }
+
+    /// Whether the store `name` exists, as its builder at `model` sees it.
+    func storeExists(_ name: String, _ model: Model) throws -> Bool {
+        func exists<B: MigrationConformanceBackend>(_ backend: B) throws -> Bool {
+            try backend.builder(named: name, model: model, plan: nil, progress: nil, in: directory).storeExists()
+        }
+        return try exists(backend)
+    }
+
+    /// Copies the store `name` into `destination` through its builder at `model`; `false` for a backend whose
+    /// stores aren't files (nothing is copied).
+    func copyStore(_ name: String, _ model: Model, into destination: URL) throws -> Bool {
+        func copy<B: MigrationConformanceBackend>(_ backend: B) throws -> Bool {
+            let builder = try backend.builder(named: name, model: model, plan: nil, progress: nil, in: directory)
+            guard let files = builder as? any FileBackedDatabaseBuilder else { return false }
+            try files.copyStore(into: destination)
+            return true
+        }
+        return try copy(backend)
     }
 
     /// The store's schema and rows, with no database of it open.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PersistenceCommands
 package import PersistenceCore
 
 /// A digest of a store's logical content — entities, attributes, values — the same for the same data on every

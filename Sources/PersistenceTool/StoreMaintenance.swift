@@ -1,4 +1,5 @@
 import Foundation
+package import PersistenceCommands
 import PersistenceCore
 package import PersistenceLMDB
 import PersistenceSQLite

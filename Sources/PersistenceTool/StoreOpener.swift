@@ -1,4 +1,5 @@
 import Foundation
+package import PersistenceCommands
 package import PersistenceCore
 package import PersistenceLMDB
 import PersistencePostgres
@@ -15,12 +16,6 @@ package struct StoreOpener: Sendable {
     package var prompts = true
 
     package init(passphrase: SecretSource? = nil) { self.passphrase = passphrase }
-
-    /// A PostgreSQL server's password: from the source given, else `PGPASSWORD` (libpq's convention), else none.
-    package static func serverPassword(_ source: SecretSource?) throws -> String? {
-        if let source { return try source.read(label: "Password") }
-        return ProcessInfo.processInfo.environment["PGPASSWORD"]
-    }
 
     /// Opens plain stores only: an encrypted one is `wrongPassphrase`, never a prompt.
     package static var withoutPrompt: StoreOpener {
@@ -49,7 +44,7 @@ package struct StoreOpener: Sendable {
             }
         case .postgres:
             return try PostgresStoredStore(
-                url: locator.url ?? "", password: try Self.serverPassword(passphrase),
+                url: locator.url ?? "", password: try SecretSource.serverPassword(passphrase),
                 schema: locator.schema ?? "public")
         }
     }
@@ -86,7 +81,7 @@ package struct StoreDestination: Sendable {
         case .postgres:
             // The destination's "passphrase" options give the server's password here.
             return try PostgresStoredStoreWriter(
-                url: locator.url ?? "", password: try StoreOpener.serverPassword(passphrase),
+                url: locator.url ?? "", password: try SecretSource.serverPassword(passphrase),
                 schema: locator.schema ?? "public", layouts: layouts, schemaVersion: schemaVersion)
         }
     }

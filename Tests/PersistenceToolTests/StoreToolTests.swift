@@ -233,53 +233,11 @@ extension StoreToolTests {
 
 /// Runs the built `persistence` binary.
 enum Tool {
-    struct Result {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
+    typealias Result = BuiltBinary.Result
 
-    /// - Parameter interruptWhen: Polled while the process runs; the process gets `SIGINT` (Ctrl-C) once it says
-    ///   so.
     static func run(
         _ arguments: [String], environment: [String: String] = [:], interruptWhen: (() -> Bool)? = nil
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let errors = try FileHandle(forWritingTo: errorFile)
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        try errors.close()
-        if let interruptWhen {
-            let deadline = Date().addingTimeInterval(60)
-            while process.isRunning, !interruptWhen(), Date() < deadline { usleep(2_000) }
-            usleep(100_000)
-            process.interrupt()
-        }
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self))
-    }
-
-    /// `persistence` in the build products directory that holds the test bundle.
-    static func binary() throws -> URL {
-        var candidates = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()]
-        candidates.append(Bundle.main.bundleURL)
-        candidates += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
-        for directory in candidates {
-            let binary = directory.appendingPathComponent("persistence")
-            if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-        }
-        throw PersistenceError(.notFound, "the persistence binary was not found next to the test bundle")
+        try BuiltBinary("persistence").run(arguments, environment: environment, interruptWhen: interruptWhen)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceCommands
 import PersistenceCore
 import PersistenceTool
 import Testing

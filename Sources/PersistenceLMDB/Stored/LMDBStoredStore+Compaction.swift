@@ -67,7 +67,7 @@ extension LMDBStoredStore {
     }
 
     /// Makes the copy durable and gives it the store's permissions (LMDB creates it with 0666 less the umask).
-    private static func syncCopy(_ copy: URL, like file: URL) throws {
+    static func syncCopy(_ copy: URL, like file: URL) throws {
         let descriptor = open(copy.path, O_RDWR | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw PersistenceError(.ioFailure, "the compacted copy could not be reopened", nativeCode: errno)
@@ -88,7 +88,7 @@ extension LMDBStoredStore {
         closeDescriptor(descriptor)
     }
 
-    private static func removeCopy(_ copy: URL) {
+    static func removeCopy(_ copy: URL) {
         try? FileManager.default.removeItem(at: copy)
         try? FileManager.default.removeItem(at: URL(fileURLWithPath: copy.path + "-lock"))
     }

@@ -76,16 +76,7 @@ enum PostgresSchemaStore {
             try create(connection, schema: schema, version: model.version, tables: tables)
             return nil
         }
-        let stored = try readMetadata(connection, schema: schema)
-        var format: Int64 = 0
-        if case .integer(let value)? = stored["formatVersion"] { format = value }
-        var version: Int?
-        if case .integer(let value)? = stored["modelVersion"] { version = Int(exactly: value) }
-        var json: Data?
-        if case .blob(let value)? = stored["schema"] { json = value }
-        let decision = try StoreGate.decide(
-            StoreGate.Metadata(format: format, schema: json, version: version), formats: 1...formatVersion,
-            model: model, current: descriptions)
+        let decision = try decide(connection, schema: schema, model: model, current: descriptions)
         guard case .migrate(let storedVersion, let storedSchema) = decision else { return nil }
         // Every step is planned before anything changes: a step that can't be done is refused with the store as it
         // was.
@@ -172,6 +163,23 @@ enum PostgresSchemaStore {
             "SELECT 1 FROM pg_catalog.pg_tables WHERE schemaname = $1 AND tablename = $2",
             [.text(schema), .text(name)], textAsBytes: false
         ).rows.isEmpty
+    }
+
+    /// What opening the existing store in `schema` means for `model`, whose entities are `current` (see
+    /// `StoreGate.decide`).
+    static func decide(
+        _ connection: ServerConnection, schema: String, model: Model, current: [EntityDescription]
+    ) throws -> StoreGate.Decision {
+        let stored = try readMetadata(connection, schema: schema)
+        var format: Int64 = 0
+        if case .integer(let value)? = stored["formatVersion"] { format = value }
+        var version: Int?
+        if case .integer(let value)? = stored["modelVersion"] { version = Int(exactly: value) }
+        var json: Data?
+        if case .blob(let value)? = stored["schema"] { json = value }
+        return try StoreGate.decide(
+            StoreGate.Metadata(format: format, schema: json, version: version), formats: 1...formatVersion,
+            model: model, current: current)
     }
 
     /// The metadata, by key: integers as `.integer`, the schema as `.blob`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PersistenceCommands
 import PersistenceCore
 import PersistenceTool
 

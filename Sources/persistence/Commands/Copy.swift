@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PersistenceCommands
 import PersistenceCore
 import PersistencePostgres
 import PersistenceTool
@@ -83,7 +84,7 @@ struct Copy: ParsableCommand {
         guard let file = store.file else {
             guard var builder = try? PostgresBuilder(url: store.url ?? "", model: Model(entities: [])) else { return }
             builder.schema = store.schema ?? "public"
-            builder.password = try? StoreOpener.serverPassword(destinationPassphrase.source())
+            builder.password = try? SecretSource.serverPassword(destinationPassphrase.source())
             _ = try? builder.deleteStore()
             return
         }

@@ -1,14 +1,11 @@
 import ArgumentParser
 import Foundation
+import PersistenceCommands
 import PersistenceCore
 import PersistenceTool
 
 /// `persistence export STORE`: records as JSON Lines or CSV, streamed.
 struct Export: ParsableCommand {
-    enum Format: String, ExpressibleByArgument, CaseIterable {
-        case jsonl, csv
-    }
-
     static let configuration = CommandConfiguration(
         abstract: "Write a store's records as JSON Lines (every entity, with its schema) or CSV (one entity).",
         discussion: """
@@ -20,61 +17,25 @@ struct Export: ParsableCommand {
     @Argument(help: "The store.") var store: String
     @Option(name: .long, help: "Export only these entities (repeatable); CSV takes exactly one.")
     var entity: [String] = []
-    @Option(name: .long, help: "jsonl or csv.") var format: Format = .jsonl
+    @Option(name: .long, help: "jsonl or csv.") var format: ExportFileFormat = .jsonl
     @Option(name: .shortAndLong, help: "Write to this new file instead of standard output.") var output: String?
     @Flag(name: .long, help: "No progress on standard error.") var quiet = false
     @OptionGroup var passphrase: PassphraseOptions
 
     func run() throws {
         let locator = try locator(store)
-        let file = output.map { URL(fileURLWithPath: $0) }
         try reportingErrors(store) {
             let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
             defer { try? opened.close() }
             let layouts = try entity.isEmpty ? opened.layouts : entity.map { try opened.layout(named: $0) }
-            let total = try opened.recordCount(of: layouts)
-            let progress = ProgressReporter("exported", total: total, quiet: quiet || file == nil)
-            var done = 0
-            do {
-                switch format {
-                case .jsonl:
-                    let out = try file.map { try TextOutput(file: $0) } ?? TextOutput()
-                    try JSONLines.writeHeader(
-                        ExportHeader(
-                            backend: opened.backend, schemaVersion: opened.schemaVersion,
-                            schema: layouts.map(\.entity)), to: out)
-                    for layout in layouts {
-                        try opened.forEachRecord(layout) { record in
-                            try JSONLines.write(record, to: out)
-                            done += 1
-                            progress.update(done)
-                            try Interruption.check()
-                        }
-                    }
-                    try out.close()
-                case .csv:
-                    guard layouts.count == 1, let layout = layouts.first else {
-                        throw PersistenceError(
-                            .invalidArgument,
-                            "CSV holds one entity: name it with --entity (the store has "
-                                + opened.layouts.map(\.entity.name).joined(separator: ", ") + ")")
-                    }
-                    let out = try CSVExport(file: file)
-                    try out.writeHeader(layout)
-                    try opened.forEachRecord(layout) { record in
-                        try out.write(record)
-                        done += 1
-                        progress.update(done)
-                        try Interruption.check()
-                    }
-                    try out.close()
-                }
-            } catch {
-                // Half an export is no export.
-                if let file { try? FileManager.default.removeItem(at: file) }
-                throw error
+            let header = ExportHeader(
+                backend: opened.backend, schemaVersion: opened.schemaVersion, schema: layouts.map(\.entity))
+            try ExportSink.exporting(
+                format, to: output.map { URL(fileURLWithPath: $0) }, header: header, layouts: layouts,
+                available: opened.layouts.map(\.entity.name), total: try opened.recordCount(of: layouts), quiet: quiet
+            ) { sink in
+                for layout in layouts { try opened.forEachRecord(layout) { try sink.write($0) } }
             }
-            progress.finish(done)
         }
     }
 }

@@ -1,26 +1,8 @@
 import ArgumentParser
 import Foundation
+import PersistenceCommands
 import PersistenceCore
 import PersistenceTool
-
-/// Where a store's passphrase comes from (never the command line itself).
-struct PassphraseOptions: ParsableArguments {
-    @Option(name: .long, help: "Read the store's passphrase from the first line of this file.")
-    var passphraseFile: String?
-
-    @Option(name: .long, help: "Read the store's passphrase from this environment variable.")
-    var passphraseEnv: String?
-
-    /// The source given, or `nil` (ask on the terminal if the store is encrypted).
-    func source() throws -> SecretSource? {
-        switch (passphraseFile, passphraseEnv) {
-        case (let file?, nil): .file(file)
-        case (nil, let name?): .environment(name)
-        case (nil, nil): nil
-        default: throw ValidationError("give --passphrase-file or --passphrase-env, not both")
-        }
-    }
-}
 
 /// Where a new encrypted LMDB store's passphrase comes from (for a PostgreSQL destination: the server's password).
 struct DestinationPassphraseOptions: ParsableArguments {
@@ -37,39 +19,5 @@ struct DestinationPassphraseOptions: ParsableArguments {
         try chosenSource(
             file: destinationPassphraseFile, environment: destinationPassphraseEnv, prompt: destinationPassphrasePrompt,
             options: "--destination-passphrase-file, -env and -prompt")
-    }
-}
-
-/// The one source of a secret among a file, an environment variable and a prompt; `nil` when none is given.
-func chosenSource(file: String?, environment: String?, prompt: Bool, options: String) throws -> SecretSource? {
-    guard [file != nil, environment != nil, prompt].filter({ $0 }).count <= 1 else {
-        throw ValidationError("give one of \(options)")
-    }
-    if let file { return .file(file) }
-    if let environment { return .environment(environment) }
-    return prompt ? .prompt : nil
-}
-
-/// Runs a command's work, turning a `PersistenceError` into one line on standard error naming the store and the
-/// exit status of its class (see ``ToolExit``).
-func reportingErrors<R>(_ store: String, _ body: () throws -> R) throws -> R {
-    do {
-        return try Interruption.catching(body)
-    } catch let error as PersistenceError {
-        FileHandle.standardError.write(Data("persistence: \(store): \(error.message)\n".utf8))
-        throw ExitCode(ToolExit.status(for: error).rawValue)
-    } catch is CancellationError {
-        FileHandle.standardError.write(
-            Data("persistence: \(store): interrupted: what it was making is not kept\n".utf8))
-        throw ExitCode(ToolExit.interrupted.rawValue)
-    }
-}
-
-/// Parses a locator argument.
-func locator(_ text: String) throws -> StoreLocator {
-    do {
-        return try StoreLocator(text)
-    } catch let error as PersistenceError {
-        throw ValidationError(error.message)
     }
 }

@@ -1,5 +1,4 @@
 package import PersistenceCore
-import PersistencePostgres
 
 /// The exit statuses of the store tool, one per class of failure, so scripts can tell them apart (the numbers follow
 /// BSD's `sysexits.h` where it has one).
@@ -32,10 +31,15 @@ package enum ToolExit: Int32, CaseIterable, Sendable {
         case .corrupt, .authenticationFailed, .invalidValue, .typeMismatch, .duplicateKey, .uniqueViolation,
             .constraintViolation, .invalidSchema, .referenceNotFound:
             .data
-        case .notFound, .directoryNotFound, .cannotOpen, .databaseNotFound: .notFound
-        case .ioFailure, .storageFull, .unreachable, .connectionLost, .tlsFailure: .io
-        case .wrongPassphrase, .permissionDenied, .invalidCredentials: .permission
+        case .notFound, .directoryNotFound, .cannotOpen, Self.serverCode("databaseNotFound"): .notFound
+        case .ioFailure, .storageFull, .connectionLost: .io
+        case .wrongPassphrase, .permissionDenied: .permission
+        // PostgreSQL's own codes, by name: this module links no backend.
+        case Self.serverCode("unreachable"), Self.serverCode("tlsFailure"): .io
+        case Self.serverCode("invalidCredentials"): .permission
         default: .configuration
         }
     }
+
+    private static func serverCode(_ name: String) -> PersistenceError.Code { PersistenceError.Code(rawValue: name) }
 }

@@ -50,6 +50,12 @@ package enum SecretSource: Sendable, Hashable {
         return secret
     }
 
+    /// A PostgreSQL server's password: from the source given, else `PGPASSWORD` (libpq's convention), else none.
+    package static func serverPassword(_ source: SecretSource?) throws -> String? {
+        if let source { return try source.read(label: "Password") }
+        return ProcessInfo.processInfo.environment["PGPASSWORD"]
+    }
+
     /// Reads a line from the terminal with echo off, restoring the terminal whatever happens.
     private static func prompt(_ label: String) throws -> String {
         let input = FileHandle.standardInput.fileDescriptor

@@ -74,7 +74,7 @@ package struct StoreLocator: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The store's file, for the file backends' openers.
-    var requiredFile: URL {
+    package var requiredFile: URL {
         get throws {
             guard let file else { throw PersistenceError(.invalidArgument, "\(description) is not a file") }
             return file
@@ -82,7 +82,7 @@ package struct StoreLocator: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A URL with its password replaced, for messages.
-    static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         guard var components = URLComponents(string: text) else { return "a postgres:// URL" }
         if components.password != nil { components.password = "***" }
         return components.string ?? "a postgres:// URL"

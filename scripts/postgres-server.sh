@@ -2,13 +2,13 @@
 # A throw-away PostgreSQL cluster for the tests and the demo: `start DIR` creates one in DIR (initdb as an
 # unprivileged user — PostgreSQL refuses to run as root), listening on 127.0.0.1 and a Unix socket in DIR, trust
 # authentication for the `persistence` role plus a password role for the credential tests; prints the URL.
-# `stop DIR` stops it and removes DIR. Installs the `postgresql` package through apt when no server binaries exist.
+# `restart DIR` restarts it (fast shutdown: open connections are dropped). `stop DIR` stops it and removes DIR. Installs the `postgresql` package through apt when no server binaries exist.
 set -euo pipefail
 
 command=${1:-}
 dir=${2:-}
 port=${PERSISTENCE_POSTGRES_PORT:-55432}
-[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR" >&2; exit 2; }
+[ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|restart|stop DIR" >&2; exit 2; }
 
 find_bin() {
     local candidate
@@ -22,8 +22,19 @@ as_server_user() {
     if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# The server outlives this script: it must not inherit the caller's descriptors beyond 0-2 (Foundation's `Process`,
+# for one, learns that its child ended when a socket it gave the child closes — a server holding it would hide that).
+close_inherited_descriptors() {
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi
+    done
+}
+
 case "$command" in
 start)
+    close_inherited_descriptors
     if ! bin=$(find_bin); then
         if [ "$(id -u)" -eq 0 ]; then sudo=""; elif command -v sudo >/dev/null 2>&1; then sudo="sudo";
         else echo "error: installing postgresql needs root or sudo" >&2; exit 1; fi
@@ -50,6 +61,11 @@ start)
     as_server_user "$bin/pg_ctl" -D "$dir/data" reload >&2
     echo "postgres://persistence@127.0.0.1:$port/persistence_test"
     ;;
+restart)
+    close_inherited_descriptors
+    bin=$(find_bin) || { echo "error: no pg_ctl" >&2; exit 1; }
+    as_server_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w restart >&2
+    ;;
 stop)
     if [ -d "$dir/data" ] && bin=$(find_bin); then
         as_server_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
@@ -57,6 +73,6 @@ stop)
     rm -rf "$dir"
     ;;
 *)
-    echo "usage: $0 start|stop DIR" >&2; exit 2
+    echo "usage: $0 start|restart|stop DIR" >&2; exit 2
     ;;
 esac

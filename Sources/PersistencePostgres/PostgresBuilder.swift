@@ -241,8 +241,6 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
 }
 
 extension PersistenceError.Code {
-    /// The server could not be reached (refused, timed out, no such host).
-    public static let unreachable = Self(rawValue: "unreachable")
     /// The server refused the user name or password.
     public static let invalidCredentials = Self(rawValue: "invalidCredentials")
     /// The server has no database of that name.

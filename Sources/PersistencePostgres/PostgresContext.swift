@@ -108,11 +108,11 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
             let result = try connection.runPrepared(sql, values)
             try run("RELEASE persistence_statement")
             return result
-        } catch let error as PersistenceError where error.isRetryable {
+        } catch let error as PersistenceError where error.endsTransaction {
             // The transaction is over on the server: a conflict or a dropped connection can't be rolled back to here.
             if failure == nil { failure = error }
             throw error
-        } catch let error as PersistenceError where !error.isRetryable {
+        } catch let error as PersistenceError where !error.endsTransaction {
             try run("ROLLBACK TO persistence_statement")
             try run("RELEASE persistence_statement")
             throw error
@@ -442,7 +442,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         } catch {
             // Rolling back to the savepoint also undoes a failure inside it; after a dropped connection it can't.
             // A conflict stays: the server may let the transaction go on, but it can't commit what it read.
-            if failure?.isRetryable != true, (try? connection.run("ROLLBACK TO \(name)")) != nil,
+            if failure?.endsTransaction != true, (try? connection.run("ROLLBACK TO \(name)")) != nil,
                 (try? connection.run("RELEASE \(name)")) != nil
             {
                 failure = nil
@@ -451,4 +451,11 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
             throw error
         }
     }
+}
+
+extension PersistenceError {
+    /// Whether the server ended the whole transaction (a serialization conflict, a dropped connection): a savepoint
+    /// can't undo it, so the write fails whole. Other errors — a refused constraint, a lock or statement timeout — roll
+    /// back to the statement's savepoint, and the transaction goes on.
+    var endsTransaction: Bool { code == .conflict || code == .connectionLost }
 }

@@ -90,15 +90,17 @@ package struct MigrationChain {
 
 extension MigrationStepPlan {
     /// Runs `body`, turning what it throws into ``PersistenceError/Code/migrationFailed`` naming the step and `what`
-    /// (the cause kept) — except a migration failure already named, `storageFull`, a retryable error (a server's
-    /// dropped connection: starting again may succeed), and the cancellation of the awaiting task (not a failure of
+    /// (the cause kept) — except a migration failure already named, `storageFull`, a conflict or a server's dropped
+    /// connection (starting again may succeed), and the cancellation of the awaiting task (not a failure of
     /// the migration code, which throwing `CancellationError` of its own accord still fails as `migrationFailed`).
     package func failing<T>(_ what: String?, _ body: () throws -> T) throws -> T {
         let step = "migration step \(fromVersion) → \(toVersion) failed" + (what.map { " in \($0)" } ?? "")
         do {
             return try body()
         } catch let error as PersistenceError {
-            if error.code == .storageFull || error.isRetryable || (what == nil && error.code == .migrationFailed) {
+            if [.storageFull, .conflict, .connectionLost].contains(error.code)
+                || (what == nil && error.code == .migrationFailed)
+            {
                 throw error
             }
             // The cause stays the typed error (a unique violation on every backend); a failure already wrapped

@@ -32,10 +32,10 @@ package enum ToolExit: Int32, CaseIterable, Sendable {
             .constraintViolation, .invalidSchema, .referenceNotFound:
             .data
         case .notFound, .directoryNotFound, .cannotOpen, Self.serverCode("databaseNotFound"): .notFound
-        case .ioFailure, .storageFull, .connectionLost: .io
+        case .ioFailure, .storageFull, .connectionLost, .unreachable: .io
         case .wrongPassphrase, .permissionDenied: .permission
         // PostgreSQL's own codes, by name: this module links no backend.
-        case Self.serverCode("unreachable"), Self.serverCode("tlsFailure"): .io
+        case Self.serverCode("tlsFailure"): .io
         case Self.serverCode("invalidCredentials"): .permission
         default: .configuration
         }

@@ -140,7 +140,8 @@ extension PersistenceError.Code {
     public static let closed = Self(rawValue: "closed")
     /// The store is open, so its files can't be deleted (``FileBackedDatabase/deleteStore(named:in:)``).
     public static let storeInUse = Self(rawValue: "storeInUse")
-    /// The store is locked by another process for longer than the busy timeout.
+    /// The store is locked by another process for longer than the busy timeout, or the server accepts no connections
+    /// now (starting up, shutting down, at its connection limit): nothing of the write was committed.
     public static let busy = Self(rawValue: "busy")
     /// The write collided with a concurrent one and was rolled back whole; nothing of it was committed, and running
     /// it again is safe (see ``Database/write(retryingUpTo:_:)-7n6ls``). Server backends (PostgreSQL's serialization
@@ -152,6 +153,9 @@ extension PersistenceError.Code {
     /// The connection dropped while the server was committing: the write may or may not have been committed. Never
     /// retried by ``Database/write(retryingUpTo:_:)-7n6ls`` — read back to find out.
     public static let commitOutcomeUnknown = Self(rawValue: "commitOutcomeUnknown")
+    /// A server could not be reached (refused, timed out, no such host, restarting): nothing was sent, and trying again
+    /// later is safe.
+    public static let unreachable = Self(rawValue: "unreachable")
 
     // Storage
 

@@ -28,7 +28,7 @@ extension PostgresContext {
             state.instrumentation.trace(sql, entity: entity)
             rows = Array(try connection.run(sql, arguments).rows)
             try run("RELEASE persistence_statement")
-        } catch var error as PersistenceError where !error.isRetryable {
+        } catch var error as PersistenceError where !error.endsTransaction {
             try run("ROLLBACK TO persistence_statement")
             try run("RELEASE persistence_statement")
             if error.nativeMessage?.contains("out of range") == true {

@@ -13,6 +13,9 @@ enum TransactionChecks {
         .database("refuses changes in a read transaction") { try readOnly($0) },
         .database("refuses a context used after its block") { try expired($0) },
         .database("refuses a write nested in a write") { try nested($0) },
+        .database("runs a write again after a failure that committed nothing, as the retry policy says") {
+            try retries($0)
+        },
     ]
 
     static func rollback(_ db: some Database) throws {
@@ -107,6 +110,75 @@ enum TransactionChecks {
         let all: [Person] = try db.recover()
         #expect(all.map(\.id) == [1])
     }
+
+    static func retries(_ db: some Database) throws {
+        let quick = RetryPolicy(maximumAttempts: 4, initialDelay: .zero, maximumDelay: .zero)
+        // Each retryable failure rolls its attempt back whole; the next attempt commits.
+        for code in [PersistenceError.Code.conflict, .connectionLost, .busy, .unreachable] {
+            var runs = 0
+            try db.write(retrying: quick) { context in
+                runs += 1
+                try context.create(Person(id: Int64(100 + runs), name: "attempt \(runs)"))
+                if runs < 3 { throw PersistenceError(code, "a failure that committed nothing") }
+            }
+            #expect(runs == 3, "\(code)")
+            #expect(try db.recover(Person.self, sortedBy: [.ascending("id")]).map(\.id) == [103], "\(code)")
+            #expect(try db.delete(Person.self, id: 103))
+        }
+        // Every attempt failing: the last failure is thrown after maximumAttempts runs.
+        var runs = 0
+        expectError(.conflict) {
+            try db.write(retrying: quick) { _ in
+                runs += 1
+                throw PersistenceError(.conflict, "again")
+            }
+        }
+        #expect(runs == 4)
+        // A commit whose outcome is unknown runs again only when the policy says the body is idempotent.
+        runs = 0
+        expectError(.commitOutcomeUnknown) {
+            try db.write(retrying: quick) { _ in
+                runs += 1
+                throw PersistenceError(.commitOutcomeUnknown, "maybe committed")
+            }
+        }
+        #expect(runs == 1)
+        var idempotent = quick
+        idempotent.retriesUnknownOutcome = true
+        runs = 0
+        try db.write(retrying: idempotent) { context in
+            runs += 1
+            try context.upsert(Person(id: 200, name: "once"))
+            if runs == 1 { throw PersistenceError(.commitOutcomeUnknown, "maybe committed") }
+        }
+        #expect(try runs == 2 && db.count(Person.self) == 1)
+        // Any other failure at once; a time limit stops the retries too.
+        runs = 0
+        expectError(.duplicateKey) {
+            try db.write(retrying: quick) { context in
+                runs += 1
+                try context.create(Person(id: 200, name: "twice"))
+            }
+        }
+        #expect(runs == 1)
+        var brief = RetryPolicy(initialDelay: .milliseconds(30), maximumDuration: .milliseconds(50))
+        brief.jitter = 0
+        runs = 0
+        expectError(.busy) {
+            try db.write(retrying: brief) { _ in
+                runs += 1
+                throw PersistenceError(.busy, "locked")
+            }
+        }
+        #expect((2...3).contains(runs), "attempts start until 50 ms have passed: \(runs)")
+        // Settings out of range are refused before the body runs.
+        for policy in [
+            RetryPolicy(maximumAttempts: 0), RetryPolicy(multiplier: 0.5), RetryPolicy(jitter: 2),
+            RetryPolicy(initialDelay: .seconds(-1)), RetryPolicy(maximumDuration: .seconds(-1)),
+        ] {
+            expectError(.invalidArgument) { try db.write(retrying: policy) { _ in Issue.record("ran") } }
+        }
+    }
 }
 
 /// A mutable box for results handed across threads in checks; each is written once before a semaphore signal
@@ -114,4 +186,5 @@ enum TransactionChecks {
 final class Box<T>: @unchecked Sendable {
     var value: T
     init(_ value: T) { self.value = value }
+
 }

@@ -8,7 +8,7 @@
 #   make lint             swift format lint --strict
 #   make consumer-check   build the packages that depend on one backend product only, and check what they link
 #   make clean            remove build products
-#   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, COMMITS=…, ONLY=S1,O1); JSON in .benchmarks/
+#   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, COMMITS=…, TOOL_ROWS=…, ONLY=S1,O1); JSON in .benchmarks/
 #   make bench-smoke      build the Benchmarks package and run every workload at tiny sizes (what CI runs)
 #   make benchmark        the per-operation suites with allocation counts (ordo-one/benchmark)
 #   make instructions     instructions per operation of every timed workload under callgrind (.benchmarks/instructions.json)
@@ -54,7 +54,7 @@ help:
 	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
 	@echo "make test-postgres   start a throw-away PostgreSQL (installs it when missing), run the Postgres tests, stop it"
 	@echo "make clean           remove build products"
-	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, COMMITS=…, ONLY=S1,O1); JSON in .benchmarks/"
+	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, COMMITS=…, TOOL_ROWS=…, ONLY=S1,O1); JSON in .benchmarks/"
 	@echo "make bench-smoke     build the Benchmarks package, run every workload at tiny sizes (what CI runs)"
 	@echo "make benchmark       per-operation benchmarks with allocation counts (ordo-one/benchmark)"
 	@echo "make instructions    instructions per operation of every timed workload, under callgrind"
@@ -201,34 +201,46 @@ clean:
 
 # Benchmarks: a package of its own in Benchmarks/ (its own .build), so the root build never sees GRDB or the benchmark
 # tooling. Empty variables leave the tool's defaults: N = 100,000 records, 5 runs, 1,000 single-record commits per
-# observation variant (O1, O2), every workload.
+# observation variant (O1, O2), 1,000,000 records in the store tool's rows (T1–T3), every workload.
 BENCH_PACKAGE := Benchmarks
 N ?=
 RUNS ?=
 COMMITS ?=
+TOOL_ROWS ?=
 ONLY ?=
 COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS),--commits $(COMMITS)) \
-	$(if $(ONLY),--only $(ONLY))
+	$(if $(TOOL_ROWS),--tool-rows $(TOOL_ROWS)) $(if $(ONLY),--only $(ONLY))
+# T1–T3 run the root package's `persistence` executable as users run it: its release binary, a child process. It is
+# built through the Benchmarks package (which depends on the root by path): the same sources in release, in the
+# build directory that already holds every library it links (a root build of its own would compile SwiftNIO,
+# postgres-nio and BoringSSL a second time: half an hour on 2 cores).
+BENCH_BIN = $$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)
+TOOL_BUILD := $(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product persistence
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := $(BENCH_PACKAGE)/.build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 RS1/insert RS1/fetch-indexed RS1/delete-all RS2/query RS2/delete-all R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 RS1/insert RS1/fetch-indexed RS1/delete-all RS2/query RS2/delete-all R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2 T1 T2 T3
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps
+	@echo "==> compare: release build of the persistence tool (T1–T3)"
+	$(TOOL_BUILD)
 	@echo "==> compare: release build, then every workload against raw C and GRDB (a few minutes)"
-	scripts/with-postgres.sh $(SWIFT) run -c release --package-path $(BENCH_PACKAGE) compare $(COMPARE_ARGS)
+	scripts/with-postgres.sh $(SWIFT) run -c release --package-path $(BENCH_PACKAGE) compare $(COMPARE_ARGS) \
+		--tool-binary "$(BENCH_BIN)/persistence"
 
 # Lints the package, builds every target (the ordo-one suite included) and runs each workload once at tiny sizes: the
 # tool exits non-zero when a result fails verification; then the JSON must hold a row of every workload.
 bench-smoke: deps
 	@echo "==> bench-smoke: swift format lint --strict"
 	$(SWIFT) format lint --strict --recursive $(BENCH_LINT_PATHS)
-	@echo "==> bench-smoke: build $(BENCH_PACKAGE) (release, every target)"
+	@echo "==> bench-smoke: build $(BENCH_PACKAGE) (release, every target) and the persistence tool"
 	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE)
+	$(TOOL_BUILD)
 	@echo "==> bench-smoke: compare at tiny sizes"
-	scripts/with-postgres.sh "$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --show-bin-path)/compare" \
+	scripts/with-postgres.sh "$(BENCH_BIN)/compare" \
 		--n 2000 --lookups 2000 --postgres-lookups 2000 --writer-commits 160 --runs 1 --memory-rows 20000 \
-		--migration-rows 2000 --aggregate-rows 2000 --northwind-fetches 2 --realm-users 2000 --realm-students 500 --commits 100 --json $(SMOKE_JSON)
+		--migration-rows 2000 --aggregate-rows 2000 --northwind-fetches 2 --realm-users 2000 --realm-students 500 --commits 100 \
+		--tool-rows 2000 --tool-binary "$(BENCH_BIN)/persistence" --json $(SMOKE_JSON)
 	@if command -v python3 >/dev/null 2>&1; then \
 		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $(SMOKE_JSON) \
 			|| { echo "error: $(SMOKE_JSON) is not valid JSON" >&2; exit 1; }; \

@@ -14,9 +14,11 @@ struct Compare: ParsableCommand {
             1, 4 and 16 concurrent writers, ours and raw), L1, L4, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
             ours plain), K (opening a store), M (memory while iterating a large store), M2 (migrating an encrypted \
             store: a renamed attribute, an added one with a default), O1 (what 100 observers of another entity \
-            cost a commit, SQLite and LMDB), O2 (from a commit to its observer's value). P1–P7 run when \
-            PERSISTENCE_POSTGRES_URL names a server (scripts/with-postgres.sh sets it) and are skipped with a note \
-            otherwise. Every result is verified; a wrong one exits non-zero. A missed target is reported, not fatal.
+            cost a commit, SQLite and LMDB), O2 (from a commit to its observer's value), T1–T3 (the `persistence` \
+            store tool's release binary as a child process: export and import, copy against S2 + L1, hash; records \
+            per second and peak memory). P1–P7 run when PERSISTENCE_POSTGRES_URL names a server \
+            (scripts/with-postgres.sh sets it) and are skipped with a note otherwise; T1–T3 likewise without \
+            --tool-binary or PERSISTENCE_TOOL_BINARY. Every result is verified; a wrong one exits non-zero. A missed target is reported, not fatal.
             """,
         subcommands: [RunCommand.self, MemoryChildCommand.self, MigrationChildCommand.self],
         defaultSubcommand: RunCommand.self

@@ -11,7 +11,11 @@ import Workloads
 /// reconcile), `incoming`, and the counts every implementation returned: `inserted`, `updated`, `unchanged`,
 /// `deleted`. P1–P6 rows are plain timings; P7 rows add `writers`, `commits` (per run), `commits_per_s` and
 /// `retries` (serialization failures run again, over every run). RS1 and RS2 rows (`RS1/<phase>`) add
-/// `rows` and `file_bytes`: the closed store's size after the phases that change it.
+/// `rows` and `file_bytes`: the closed store's size after the phases that change it. T1–T3 rows (the `persistence`
+/// tool) add `rows`, `records_per_s`, `s_per_million`, `peak_rss_mib` (the child's peak resident size, the highest
+/// over the runs) with `peak_source` (`ru_maxrss`, or a sampled `VmHWM`: see `ToolProcess`), `anon_peak_mib` and
+/// `file_peak_mib` (sampled; all `null` for T2's in-process `s2-ours` and `l1-ours-encrypted` rows); T2's `copy` row
+/// adds `s2_s`, `l1_s`, `reference_s` (their sum) and `ratio_vs_reference`.
 enum JSONReport {
     static func write(_ rows: [ResultRow], to url: URL) throws {
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -67,6 +71,24 @@ enum JSONReport {
                 ]
             }
             if let bytes = row.fileBytes { fields.append("\"file_bytes\": \(bytes)") }
+            if let tool = row.tool {
+                let mebibytes = { (kib: Int?) in kib.map { number(Double($0) / 1024) } ?? "null" }
+                fields += [
+                    "\"rows\": \(tool.rows)", "\"records_per_s\": \(number(row.operationsPerSecond))",
+                    "\"s_per_million\": \(number(tool.secondsPerMillion(row.medianSeconds)))",
+                    "\"peak_rss_mib\": \(mebibytes(tool.peakKiB))",
+                    "\"anon_peak_mib\": \(mebibytes(tool.anonymousPeakKiB))",
+                    "\"file_peak_mib\": \(mebibytes(tool.filePeakKiB))",
+                    "\"peak_source\": \(tool.peakSource.map { quoted($0.rawValue) } ?? "null")",
+                ]
+                if let reference = tool.reference {
+                    fields += [
+                        "\"s2_s\": \(number(reference.s2Seconds))", "\"l1_s\": \(number(reference.l1Seconds))",
+                        "\"reference_s\": \(number(reference.seconds))",
+                        "\"ratio_vs_reference\": \(row.ratioVsReference.map(number) ?? "null")",
+                    ]
+                }
+            }
             if let open = row.secondsBeforePass, let pass = row.secondsInPass, let commit = row.secondsAfterPass {
                 fields += [
                     "\"open_s\": \(number(open))", "\"pass_s\": \(number(pass))", "\"commit_s\": \(number(commit))",

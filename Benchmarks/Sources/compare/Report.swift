@@ -1,7 +1,8 @@
 import Workloads
 
 /// The tables of a run, as Markdown: SQLite, SQLite migration (S8), reconcile (R1), PostgreSQL (P1–P6, P7), LMDB,
-/// opening (K), memory (M), migration (M2), observation (O1, O2), then a summary of the targets.
+/// opening (K), memory (M), migration (M2), observation (O1, O2), the store tool (T1–T3), then a summary of the
+/// targets.
 struct Report {
     let rows: [ResultRow]
     let memoryRows: Int
@@ -68,6 +69,8 @@ struct Report {
         if !commitCost.isEmpty { sections.append(commitCostTable(commitCost)) }
         let latency = rows.filter { $0.workload == DeliveryLatencyWorkload.workload }
         if !latency.isEmpty { sections.append(deliveryLatencyTable(latency)) }
+        let tool = rows.filter { $0.tool != nil }
+        if !tool.isEmpty { sections.append(toolTable(tool)) }
         sections.append(summary())
         return sections.joined(separator: "\n\n")
     }

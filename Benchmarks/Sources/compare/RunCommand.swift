@@ -55,15 +55,32 @@ struct RunCommand: ParsableCommand {
     var commits = 1000
 
     @Option(
+        help: "Records in the store the `persistence` tool exports, imports, copies and hashes (T1–T3); 0 skips them.")
+    var toolRows = 1_000_000
+
+    @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2); all when \
-            omitted. \
-            P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it).
+            The release `persistence` binary T1–T3 run (`swift build -c release --product persistence`); \
+            default: $\(ToolHarness.binaryVariable). Without either, T1–T3 are skipped.
+            """)
+    var toolBinary: String?
+
+    @Option(
+        help: """
+            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2, \
+            T1–T3); all when omitted. \
+            P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \
+            `persistence` binary (--tool-binary).
             """)
     var only: String?
 
     @Option(help: "Where to write the results as JSON.")
     var json = ".benchmarks/compare.json"
+
+    /// `--tool-binary`, else the environment variable.
+    private var toolBinaryPath: String? {
+        toolBinary ?? ProcessInfo.processInfo.environment[ToolHarness.binaryVariable].flatMap { $0.isEmpty ? nil : $0 }
+    }
 
     func validate() throws {
         guard n >= 1 else { throw ValidationError("--n must be at least 1") }
@@ -77,6 +94,10 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--realm-users and --realm-students can't be negative")
         }
         guard commits >= 0 else { throw ValidationError("--commits can't be negative") }
+        guard toolRows >= 0 else { throw ValidationError("--tool-rows can't be negative") }
+        if let binary = toolBinaryPath, !FileManager.default.isExecutableFile(atPath: binary) {
+            throw ValidationError("the tool binary \(binary) is not an executable file (--tool-binary)")
+        }
         _ = try parseSelection(only)
     }
 
@@ -90,7 +111,16 @@ struct RunCommand: ParsableCommand {
             "N = \(n.grouped) records · \(lookups.grouped) point lookups · 1,000 lookups by name · "
                 + "\(min(1000, n).grouped) single-insert transactions · \(commits.grouped) commits per observation "
                 + "variant · \(postgresLookups.grouped) PostgreSQL point lookups · \(writerCommits.grouped) commits "
-                + "per P7 writer count · \(runs) runs per implementation (median)")
+                + "per P7 writer count · \(toolRows.grouped) records in T1–T3 · \(runs) runs per implementation (median)"
+        )
+        if toolRows == 0 {
+            selection.removeAll(where: \.needsTool)
+        } else if toolBinaryPath == nil, selection.contains(where: \.needsTool) {
+            print(
+                "\nStore tool rows (T1–T3) skipped: no `persistence` binary (pass --tool-binary PATH or set "
+                    + "\(ToolHarness.binaryVariable), as `make compare` does with the release build).")
+            selection.removeAll(where: \.needsTool)
+        }
         if server == nil, selection.contains(where: \.needsServer) {
             print(
                 "\nPostgreSQL rows (P1–P7) skipped: \(PostgresServer.environmentVariable) is not set (run through "
@@ -106,6 +136,9 @@ struct RunCommand: ParsableCommand {
         let needsDataset = selection.contains { $0.sqlite != nil || $0.lmdb != nil || $0.postgres != nil || $0 == .d1 }
         let dataset = needsDataset ? Dataset(count: n, lookups: lookups, singleInserts: min(1000, n)) : nil
         let harness = Harness(runs: runs, scratch: scratch)
+        let toolHarness = toolBinaryPath.map {
+            ToolHarness(binary: URL(fileURLWithPath: $0), rows: toolRows, runs: runs, scratch: scratch)
+        }
         let postgresInputs =
             selection.contains { $0.postgres != nil }
             ? dataset.map { PostgresInputs(dataset: $0, pointLookups: postgresLookups) } : nil
@@ -152,6 +185,8 @@ struct RunCommand: ParsableCommand {
                 rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch).measureCommitCost()
             } else if id == .o2, commits > 0 {
                 rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch).measureDeliveryLatency()
+            } else if id.needsTool, let toolHarness {
+                rows += try toolHarness.measure(id, previous: rows)
             }
         }
 

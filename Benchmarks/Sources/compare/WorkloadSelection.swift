@@ -35,6 +35,10 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case m2 = "M2"
     case o1 = "O1"
     case o2 = "O2"
+    // The store tool last: T2 takes S2's and L1's medians when they were measured at its N.
+    case t1 = "T1"
+    case t2 = "T2"
+    case t3 = "T3"
 
     init?(argument: String) {
         self.init(rawValue: argument.uppercased())
@@ -45,9 +49,11 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     var postgres: PostgresWorkload? { PostgresWorkload(rawValue: rawValue) }
     /// Whether the workload needs a PostgreSQL server.
     var needsServer: Bool { postgres != nil || self == .p7 }
+    /// Whether the workload runs the `persistence` binary (`--tool-binary`).
+    var needsTool: Bool { [.t1, .t2, .t3].contains(self) }
 }
 
-/// Parses `--only S1,S8,R1,P3,L4,K,M,M2,O1`.
+/// Parses `--only S1,S8,R1,P3,L4,K,M,M2,O1,T2`.
 func parseSelection(_ text: String?) throws -> [WorkloadID] {
     guard let text, !text.isEmpty else { return WorkloadID.allCases }
     var selected = Set<WorkloadID>()

@@ -4,8 +4,8 @@
     import Darwin
 #endif
 
-/// Reads this process's memory figures from `/proc/self/status` (Linux), without allocating: it is called
-/// during the iteration it measures.
+/// Reads this process's (or a child's) memory figures from `/proc/<pid>/status` (Linux), without allocating: it is
+/// called during the iteration it measures.
 ///
 /// - `VmHWM`: peak resident set size (anonymous + file-backed + shared).
 /// - `RssAnon`: resident anonymous memory — the heap, and what malloc maps.
@@ -18,8 +18,14 @@ public struct MemoryProbe {
     }
 
     private var buffer = [UInt8](repeating: 0, count: 8192)
+    /// `/proc/self/status`, or another process's.
+    private let path: String
 
-    public init() {}
+    /// This process's figures.
+    public init() { path = "/proc/self/status" }
+
+    /// The figures of process `processID` (a child's, sampled while it runs).
+    public init(processID: Int32) { path = "/proc/\(processID)/status" }
 
     /// Whether the figures are available (Linux only).
     public static var isAvailable: Bool {
@@ -43,7 +49,7 @@ public struct MemoryProbe {
     /// The current figures, in KiB; zeros where unavailable.
     public mutating func sample() -> Sample {
         var sample = Sample()
-        let descriptor = open("/proc/self/status", O_RDONLY)
+        let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return sample }
         defer { close(descriptor) }
         let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

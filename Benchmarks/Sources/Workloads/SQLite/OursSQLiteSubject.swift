@@ -25,6 +25,12 @@ public final class OursSQLiteSubject: SQLiteSubject {
         try db.write { context in try context.create(records) }
     }
 
+    /// Not a workload: inserts records as they stream by, in one transaction, with no array of them (the T
+    /// workloads' store of a million records).
+    public func insert(streaming people: some Sequence<Person>) throws {
+        try db.write { context in try context.create(people) }
+    }
+
     public func fetchAll() throws -> [Person] {
         try db.read { context in try context.recover(Person.self, query: Query()) }
     }

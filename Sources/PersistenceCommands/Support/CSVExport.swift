@@ -7,18 +7,24 @@ package import PersistenceCore
 /// ``ValueText``.
 package struct CSVExport {
     private let writer: CSVWriter
-    private let stream: OutputStream
+    private let stream: BufferedFileStream
 
     /// Writes to `file`, or to standard output when `nil`.
     package init(file: URL?) throws {
-        let path = file?.path ?? "/dev/stdout"
-        if let file, FileManager.default.fileExists(atPath: file.path) {
-            throw PersistenceError(.invalidArgument, "\(file.path) exists: an export never replaces a file")
+        let path = file?.path ?? "standard output"
+        let handle: FileHandle
+        if let file {
+            if FileManager.default.fileExists(atPath: file.path) {
+                throw PersistenceError(.invalidArgument, "\(file.path) exists: an export never replaces a file")
+            }
+            guard FileManager.default.createFile(atPath: file.path, contents: nil),
+                let opened = try? FileHandle(forWritingTo: file)
+            else { throw PersistenceError(.permissionDenied, "\(path) can't be written") }
+            handle = opened
+        } else {
+            handle = .standardOutput
         }
-        guard let stream = OutputStream(toFileAtPath: path, append: file == nil) else {
-            throw PersistenceError(.permissionDenied, "\(path) can't be written")
-        }
-        self.stream = stream
+        stream = BufferedFileStream(handle: handle, closes: file != nil)
         do {
             writer = try CSVWriter(stream: stream)
         } catch {
@@ -45,6 +51,9 @@ package struct CSVExport {
             try writer.write(field: "")
         }
         stream.close()
+        if let failure = stream.failure {
+            throw PersistenceError(.ioFailure, "the CSV output could not be written", underlyingError: failure)
+        }
     }
 
     private func wrapped(_ body: () throws -> Void) throws {
@@ -55,5 +64,55 @@ package struct CSVExport {
         } catch {
             throw PersistenceError(.ioFailure, "the CSV output could not be written", underlyingError: error)
         }
+    }
+}
+
+/// An output stream that gathers what it is given and writes it to a file 64 KiB at a time: CSV.swift writes each
+/// byte with its own call, one system call per byte on a file stream.
+private final class BufferedFileStream: OutputStream {
+    private let handle: FileHandle
+    private let closes: Bool
+    private var buffer: [UInt8] = []
+    /// The first write that failed.
+    private(set) var failure: (any Error)?
+
+    init(handle: FileHandle, closes: Bool) {
+        self.handle = handle
+        self.closes = closes
+        buffer.reserveCapacity(1 << 16)
+        super.init(toMemory: ())
+    }
+
+    /// Foundation requires it of a subclass; this stream is only made by ``init(handle:closes:)``: a memory stream
+    /// that writes to standard output.
+    required init(toMemory: ()) {
+        handle = .standardOutput
+        closes = false
+        super.init(toMemory: ())
+    }
+
+    override func write(_ bytes: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
+        guard failure == nil else { return -1 }
+        buffer.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
+        if buffer.count >= 1 << 16 { flush() }
+        return failure == nil ? length : -1
+    }
+
+    override var hasSpaceAvailable: Bool { failure == nil }
+
+    override func close() {
+        flush()
+        if closes { try? handle.close() }
+        super.close()
+    }
+
+    private func flush() {
+        guard failure == nil, !buffer.isEmpty else { return }
+        do {
+            try handle.write(contentsOf: buffer)
+        } catch {
+            failure = error
+        }
+        buffer.removeAll(keepingCapacity: true)
     }
 }

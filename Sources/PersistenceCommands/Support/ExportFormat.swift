@@ -127,13 +127,15 @@ package enum JSONLines {
         try output.write(line + "}}\n")
     }
 
-    /// The record a line holds, in `layouts`' entity of its name.
+    /// The record a line holds, in `layouts`' entity of its name (`decoder`: one for every line of an import).
     /// - Throws: ``PersistenceError/Code/invalidValue`` for a line that isn't a record of the schema: unknown
     ///   entity or attribute, a missing non-optional attribute, a value of the wrong kind.
-    package static func record(_ line: [UInt8], layouts: [String: RecordLayout]) throws -> Record {
+    package static func record(
+        _ line: [UInt8], layouts: [String: RecordLayout], decoder: JSONDecoder = JSONDecoder()
+    ) throws -> Record {
         let decoded: ExportLine
         do {
-            decoded = try JSONDecoder().decode(ExportLine.self, from: Data(line))
+            decoded = try decoder.decode(ExportLine.self, from: Data(line))
         } catch {
             throw PersistenceError(.invalidValue, "the line is not a record line of an export")
         }

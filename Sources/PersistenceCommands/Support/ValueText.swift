@@ -30,12 +30,15 @@ package enum ValueText {
             let container = try decoder.singleValueContainer()
             if container.decodeNil() {
                 self = .null
-            } else if let bool = try? container.decode(Bool.self) {
-                self = .bool(bool)
+            } else if let number = try? container.decode(Double.self) {
+                // Numbers first, then strings, then booleans: each failed try costs an error, and numbers and
+                // strings are what records mostly hold. A whole number is also read exactly, as an `Int64`.
+                let whole = number.rounded(.towardZero) == number
+                self = .number(number, exactly: whole ? try? container.decode(Int64.self) : nil)
             } else if let string = try? container.decode(String.self) {
                 self = .string(string)
-            } else if let number = try? container.decode(Double.self) {
-                self = .number(number, exactly: try? container.decode(Int64.self))
+            } else if let bool = try? container.decode(Bool.self) {
+                self = .bool(bool)
             } else if let integer = try? container.decode(Int64.self) {
                 self = .number(nil, exactly: integer)
             } else {
@@ -109,6 +112,10 @@ package enum ValueText {
 
     /// A JSON string literal: quotes, backslashes and control characters escaped, everything else as is.
     package static func quoted(_ text: String) -> String {
+        // Most text needs no escape: copied whole, not scalar by scalar.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            return "\"" + text + "\""
+        }
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {

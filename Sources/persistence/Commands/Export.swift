@@ -78,13 +78,14 @@ struct Import: ParsableCommand {
                 .writer(layouts: layouts, schemaVersion: header.schemaVersion)
             let progress = ProgressReporter("imported", total: nil, quiet: quiet)
             var number = 1
+            let decoder = JSONDecoder()
             var done = 0
             do {
                 for line in lines {
                     number += 1
                     if line.isEmpty { continue }
                     do {
-                        try writer.insert(try JSONLines.record(line, layouts: byName))
+                        try writer.insert(try JSONLines.record(line, layouts: byName, decoder: decoder))
                     } catch let error as PersistenceError {
                         throw PersistenceError(error.code, "\(file) line \(number): \(error.message)")
                     }

@@ -100,10 +100,3 @@ struct MigrateCommand<App: StoreCommands>: ParsableCommand {
         return outcome
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-}

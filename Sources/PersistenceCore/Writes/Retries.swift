@@ -97,15 +97,11 @@ public struct RetryPolicy: Sendable, Hashable {
     /// The wait after the `attempt`-th failure: its bound is `initialDelay × multiplier^(attempt − 1)`, at most
     /// `maximumDelay`; the last `jitter` share of it is random.
     package func delay(after attempt: Int) -> Duration {
-        let initial = Self.seconds(initialDelay)
-        let bound = min(initial * pow(multiplier, Double(max(attempt - 1, 0))), Self.seconds(maximumDelay))
+        let bound = min(initialDelay.seconds * pow(multiplier, Double(max(attempt - 1, 0))), maximumDelay.seconds)
         let fixed = bound * (1 - jitter)
         return .seconds(fixed + Double.random(in: 0...max(bound - fixed, 0)))
     }
 
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
 }
 
 extension Database {
@@ -142,7 +138,7 @@ extension Database {
             } catch let error as PersistenceError
                 where policy.retries(error, after: attempt, elapsed: clock.now - start)
             {
-                Thread.sleep(forTimeInterval: RetryPolicy.seconds(policy.delay(after: attempt)))
+                Thread.sleep(forTimeInterval: policy.delay(after: attempt).seconds)
                 attempt += 1
             }
         }

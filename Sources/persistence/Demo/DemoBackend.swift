@@ -180,7 +180,6 @@ enum LMDBDemo {
 
     /// A duration as seconds with two decimals, such as `0.42 s`.
     static func seconds(_ duration: Duration) -> String {
-        let (whole, attoseconds) = duration.components
-        return String(format: "%.2f s", Double(whole) + Double(attoseconds) / 1e18)
+        String(format: "%.2f s", duration.seconds)
     }
 }

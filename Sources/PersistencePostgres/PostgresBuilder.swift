@@ -37,8 +37,10 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
     public var database: String
     /// The entity types and the schema version.
     public var model: Model
-    /// How many connections the database opens at most (2…256): one for its writes, the others for reads, opened
-    /// as reads need them.
+    /// How many write transactions of the database run at once, and how many read transactions (2…256): each runs
+    /// on a connection of its own, opened as transactions need them and kept for the next, so a database holds at
+    /// most twice this many connections, plus one that listens for other servers' commits. A server handling `n`
+    /// requests at once wants `n` here (the server's `max_connections` must allow every app server's share).
     public var poolSize = 4
     /// TLS: `.disable` by default, as for a server on loopback.
     public var tls = TLSMode.disable
@@ -122,7 +124,9 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
         let migration = try MigrationChain(plan: migrationPlan, model: model, progress: migrationProgress)
         let instrumentation = Instrumentation(
             logger: logger, metricsFactory: metricsFactory, backend: "postgres", store: schema)
-        let connection = try ServerConnection.open(self)
+        // The database's id in the store's commit notices: its listener ignores its own commits.
+        let origin = UUID().uuidString
+        let connection = try ServerConnection.open(self, origin: origin)
         let report: MigrationReport?
         do {
             report = try PostgresSchemaStore.prepare(
@@ -134,8 +138,8 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
         if let report {
             instrumentation.migrated(from: report.fromVersion, to: report.toVersion, summary: report.description)
         }
-        return PostgresDatabase(
-            builder: self, writer: connection, tables: tables, registration: registration,
+        return try PostgresDatabase(
+            builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
             instrumentation: instrumentation, migrationReport: report)
     }
 

@@ -4,16 +4,24 @@ import PostgresNIO
 
 /// A database in a schema of a PostgreSQL server, made by ``PostgresBuilder``.
 ///
-/// Reads run concurrently on a pool of connections, each in a `REPEATABLE READ READ ONLY` snapshot. This
-/// database's writes are serialized on one connection, each in one `SERIALIZABLE` transaction; writes from other
-/// processes and other servers run concurrently with them, and PostgreSQL guarantees that the committed writes have
-/// the effect of running one at a time — as they do on the embedded backends. When it can't (two writers read and
-/// changed the same records), one write is rolled back whole and throws ``PersistenceError/Code/conflict``;
-/// ``Database/write(retryingUpTo:_:)-7n6ls`` runs such a write again, never `write(_:)` itself.
+/// Transactions run concurrently, each on a connection of its own: reads on a pool of connections, each in a
+/// `REPEATABLE READ READ ONLY` snapshot; writes on another pool, each in one `SERIALIZABLE` transaction. As many
+/// of each run at once as ``PostgresBuilder/poolSize`` says — a server's concurrent requests get concurrent
+/// transactions. Writes from other processes and other servers run concurrently with them too, and PostgreSQL
+/// guarantees that the committed writes have the effect of running one at a time, as they do on the embedded
+/// backends. When it can't (two writers read and changed the same records), one write is rolled back whole and throws
+/// ``PersistenceError/Code/conflict``; ``Database/write(retryingUpTo:_:)-7n6ls`` runs such a write again, never `write(_:)`
+/// itself.
+///
+/// Observers hear of this database's commits as they commit (in commit order), and of other servers' commits within
+/// milliseconds through PostgreSQL's `LISTEN`/`NOTIFY`, without polling: each table of the store notifies the store's
+/// channel when a transaction that changed it commits, and each database listens on one connection of its own.
 ///
 /// The synchronous API blocks the calling thread on the server's answers: call it from any thread but one of
-/// SwiftNIO's event loops (it would wait on itself); the `async` API runs on the database's own queues, never
-/// blocking the cooperative pool.
+/// SwiftNIO's event loops (it would wait on itself). The `async` API runs each transaction on one of the database's
+/// own threads (as many as its connections), never blocking the cooperative pool or an event loop: a transaction's
+/// block is synchronous by design — the house rule "never `await` while a transaction is open" holds on every backend
+/// — so it needs a thread while it talks to the server.
 public final class PostgresDatabase: MigratingDatabase, Sendable {
     public typealias Context = PostgresContext
 
@@ -23,48 +31,65 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     /// or another server migrated the store first).
     public let migrationReport: MigrationReport?
     let tables: EntityLookup<PostgresTable>
-    /// The writer connection, and the commit sequence's value it last drew or saw.
-    let writer: WriterSlot<ServerConnection, Int64?>
-    let readers: ReaderPool<ServerConnection>
+    /// The connections write transactions run on, one write each at a time.
+    let writers: ConnectionPool<ServerConnection>
+    /// The connections read transactions run on.
+    let readers: ConnectionPool<ServerConnection>
     let runner: TransactionRunner
     let instrumentation: Instrumentation
     private let driver: TransactionDriver
+    /// Hears other servers' commits.
+    private let listener: CommitListener
     /// Where commits are published to observers.
     @_spi(PersistenceBackend) public let observationHub = ObservationHub()
     /// This database's hold on its store, ended by `close()`.
     private let registration: StoreFiles.StoreRegistration
 
     init(
-        builder: PostgresBuilder, writer connection: ServerConnection, tables: EntityLookup<PostgresTable>,
-        registration: StoreFiles.StoreRegistration, instrumentation: Instrumentation, migrationReport: MigrationReport?
-    ) {
+        builder: PostgresBuilder, writer connection: ServerConnection, origin: String,
+        tables: EntityLookup<PostgresTable>, registration: StoreFiles.StoreRegistration,
+        instrumentation: Instrumentation, migrationReport: MigrationReport?
+    ) throws {
         schema = builder.schema
         self.migrationReport = migrationReport
         self.tables = tables
         self.registration = registration
         self.instrumentation = instrumentation
-        writer = WriterSlot(connection, state: nil) { try ServerConnection.open(builder) }
-        readers = ReaderPool(size: builder.poolSize - 1) { try ServerConnection.open(builder) }
-        runner = TransactionRunner(label: "persistence.postgres")
-        driver = TransactionDriver(instrumentation: instrumentation, observationHub: observationHub)
-        // Where the commit sequence stands now: commits after this are news.
-        _ = try? checkForExternalChanges()
+        writers = ConnectionPool(size: builder.poolSize, idle: [connection]) {
+            try ServerConnection.open(builder, origin: origin)
+        }
+        readers = ConnectionPool(size: builder.poolSize) { try ServerConnection.open(builder, origin: origin) }
+        runner = TransactionRunner(label: "persistence.postgres", threads: 2 * builder.poolSize)
+        driver = TransactionDriver(
+            instrumentation: instrumentation, observationHub: observationHub, ordersCommits: true)
+        do {
+            listener = try CommitListener(
+                builder: builder, origin: origin, entities: Set(tables.all.map(\.layout.entity.name)),
+                hub: observationHub)
+        } catch {
+            writers.close()
+            throw error
+        }
     }
 
     deinit {
+        listener.close()
         readers.close()
-        try? writer.close()
+        writers.close()
+        runner.stop()
     }
 
-    /// Closes the database: waits for the write and the reads under way, closes every connection, and releases the
+    /// Closes the database: waits for the writes and reads under way, closes every connection, and releases the
     /// store. Later calls throw `PersistenceError/Code/closed`; closing again does nothing.
     /// - Throws: `PersistenceError/Code/nestedTransaction` when called inside one of this database's transactions.
     public func close() throws {
-        guard readers.readDepth.value == 0, !writer.isHeldByCurrentThread else {
+        guard readers.depth.value == 0, writers.depth.value == 0 else {
             throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own transaction")
         }
+        listener.close()
         readers.close()
-        try writer.close()
+        writers.close()
+        runner.stop()
         registration.end()
     }
 
@@ -80,10 +105,16 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     ///
     /// `body` runs once. When the server rolls the write back — a ``PersistenceError/Code/conflict`` with a
     /// concurrent writer, a ``PersistenceError/Code/connectionLost`` — the error is thrown and nothing of the write
-    /// was committed; use ``Database/write(retryingUpTo:_:)-7n6ls`` to run it again.
+    /// was committed; use ``Database/write(retryingUpTo:_:)-7n6ls`` to run it again. Writes run concurrently, each on a
+    /// connection of its own (see ``PostgresBuilder/poolSize``); a write started inside another on the same thread
+    /// throws ``PersistenceError/Code/nestedTransaction`` (it would wait for locks the outer one holds).
     @discardableResult
     public func write<R>(_ body: (PostgresContext) throws -> R) throws -> R {
-        try writer.withConnection { try transaction(on: $0, writable: true, body) }
+        guard writers.depth.value == 0 else {
+            throw PersistenceError(
+                .nestedTransaction, "a transaction was started inside a write transaction on the same thread")
+        }
+        return try writers.withConnection { try transaction(on: $0, writable: true, body) }
     }
 
     @discardableResult
@@ -127,42 +158,16 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
                 PostgresContext(
                     connection: connection, tables: tables, schema: schema, recorder: recorder,
                     instrumentation: instrumentation)
-            },
-            published: { recorder in
-                if !recorder.isEmpty, self.drawCommitNumber(connection) { self.observationHub.publish(.external) }
             }, body)
     }
 
-    /// Draws a number from the store's commit sequence after a commit that changed something — after, so that a
-    /// number drawn always means a commit others can see — and returns whether other databases drew numbers since
-    /// this one last looked: they committed meanwhile. The write is committed already: a failure here is ignored
-    /// (the next look notices what it missed).
-    private func drawCommitNumber(_ connection: ServerConnection) -> Bool {
-        let sequence = PostgresSchemaStore.qualified(schema, PostgresSchemaStore.commitSequence)
-        guard let row = try? connection.rows("SELECT nextval($1::regclass)", [.text(sequence)]).first,
-            case .integer(let number) = row[0]
-        else { return false }
-        defer { writer.state = number }
-        guard let seen = writer.state else { return false }
-        return number != seen + 1
-    }
-
-    /// Notices writes that other connections — other processes, other app servers — committed since this database
-    /// last looked, and tells every observer to read again when there were some. This database's own writes notice
-    /// them as they commit.
+    /// Waits until every commit other servers finished before this call has been heard (they are published as they
+    /// arrive, through `LISTEN`/`NOTIFY`, without this call), and says whether any was heard since the last call.
+    /// Observers need no call of this: it is for code that must know it has seen everything up to now.
+    /// - Throws: `closed` once the database is closed; `unreachable` and the other connection errors while the
+    ///   listening connection is down and can't be opened again.
     @discardableResult
     public func checkForExternalChanges() throws -> Bool {
-        try writer.withConnection { connection in
-            let sequence = PostgresSchemaStore.qualified(schema, PostgresSchemaStore.commitSequence)
-            guard let values = try connection.rows("SELECT last_value, is_called FROM \(sequence)").first,
-                case .integer(let value) = values[0]
-            else { return false }
-            // A sequence nothing was drawn from yet says 1, not called.
-            let last = values[1] == .integer(1) ? value : 0
-            defer { writer.state = last }
-            guard let seen = writer.state, last != seen else { return false }
-            observationHub.publish(.external)
-            return true
-        }
+        try listener.catchUp()
     }
 }

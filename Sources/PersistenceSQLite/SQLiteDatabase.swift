@@ -18,7 +18,7 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
     let writer: WriterSlot<Connection, Value?>
     /// Whether other connections (other processes, other databases on the file) can commit to the file.
     let watchesOtherConnections: Bool
-    let readers: ReaderPool<Connection>?
+    let readers: ConnectionPool<Connection>?
     let runner: TransactionRunner
     let instrumentation: Instrumentation
     private let driver: TransactionDriver
@@ -58,7 +58,7 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
         readers =
             inMemory
             ? nil
-            : ReaderPool(size: maximumReaders) {
+            : ConnectionPool(size: maximumReaders) {
                 let reader = try Connection(
                     path: path, readOnly: true, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
                 try reader.execute("PRAGMA query_only = 1")
@@ -79,7 +79,7 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
     /// `PersistenceError/Code/closed`; closing again does nothing.
     /// - Throws: `PersistenceError/Code/nestedTransaction` when called inside one of this database's transactions.
     public func close() throws {
-        guard readers?.readDepth.value ?? 0 == 0, !writer.isHeldByCurrentThread else {
+        guard readers?.depth.value ?? 0 == 0, !writer.isHeldByCurrentThread else {
             throw PersistenceError(.nestedTransaction, "a database can't be closed inside its own transaction")
         }
         // Readers first, outside the writer lock: a read under way may start a write before it ends. The writer,

@@ -7,6 +7,8 @@ struct ObservationHarness {
     let commits: Int
     let runs: Int
     let scratch: ScratchDirectory
+    /// The PostgreSQL server O2's `postgres-other-server` row runs on; `nil` leaves the row out.
+    var server: PostgresServer? = nil
 
     /// O1: each backend's commits with no observer and with observers of another entity, taking turns within each
     /// run (see ``CommitCostWorkload``). An observed variant's ratio of totals is the median of the runs' ratios to
@@ -62,14 +64,29 @@ struct ObservationHarness {
             return "\(backend.rawValue) \(median(run.fromStart).microsecondsText) µs "
                 + "(p99 \(percentile(run.fromStart, 0.99).microsecondsText) µs)"
         }
-        return zip(backends, results).map { backend, runs in
-            let latency = DeliveryLatency(
-                fromStart: runs.flatMap(\.fromStart), fromReturn: runs.flatMap(\.fromReturn),
-                writes: runs.flatMap(\.writes))
-            return ResultRow(
-                workload: workload, implementation: backend.rawValue, medianSeconds: latency.medianSeconds,
-                operations: latency.commits, latency: latency)
+        var rows = zip(backends.map(\.rawValue), results).map(Self.latencyRow)
+        if let server {
+            var serverRuns: [DeliveryLatencyWorkload.Run] = []
+            for round in 0..<runs {
+                let run = try DeliveryLatencyWorkload.runAcrossServers(server, commits: commits)
+                serverRuns.append(run)
+                progress(
+                    "\(workload) run \(round + 1)/\(runs): \(DeliveryLatencyWorkload.otherServer) "
+                        + "\(median(run.fromReturn).microsecondsText) µs after the commit returned "
+                        + "(p99 \(percentile(run.fromReturn, 0.99).microsecondsText) µs)")
+            }
+            rows.append(Self.latencyRow(DeliveryLatencyWorkload.otherServer, serverRuns))
         }
+        return rows
+    }
+
+    private static func latencyRow(_ implementation: String, _ runs: [DeliveryLatencyWorkload.Run]) -> ResultRow {
+        let latency = DeliveryLatency(
+            fromStart: runs.flatMap(\.fromStart), fromReturn: runs.flatMap(\.fromReturn),
+            writes: runs.flatMap(\.writes))
+        return ResultRow(
+            workload: DeliveryLatencyWorkload.workload, implementation: implementation,
+            medianSeconds: latency.medianSeconds, operations: latency.commits, latency: latency)
     }
 
     /// Runs `body` `runs` times on every backend, the backends' order rotating each round, each time in a fresh

@@ -184,7 +184,8 @@ struct RunCommand: ParsableCommand {
             } else if id == .o1, commits > 0 {
                 rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch).measureCommitCost()
             } else if id == .o2, commits > 0 {
-                rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch).measureDeliveryLatency()
+                rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch, server: server)
+                    .measureDeliveryLatency()
             } else if id.needsTool, let toolHarness {
                 rows += try toolHarness.measure(id, previous: rows)
             }

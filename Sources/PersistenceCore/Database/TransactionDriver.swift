@@ -4,16 +4,21 @@
 ///
 /// A backend supplies how a transaction begins, commits and rolls back — or, where its engine runs a transaction
 /// around a closure (LMDB), that closure — and how to make a context. It calls the driver while it holds its writer
-/// lock for writes, so that observers hear of commits in commit order.
+/// lock for writes, so that observers hear of commits in commit order — or, where writes run concurrently (a server's
+/// pool), with ``ordersCommits`` set: then each commit takes a ticket from the ``ObservationHub`` just before it is
+/// sent, and the hub passes publications on in ticket order.
 ///
 /// **The user's block runs exactly once**: nothing here runs it again, whatever fails.
 package struct TransactionDriver: Sendable {
     package let instrumentation: Instrumentation
     package let observationHub: ObservationHub
+    /// Whether writes commit concurrently, so that publications must be put in commit order by tickets.
+    package let ordersCommits: Bool
 
-    package init(instrumentation: Instrumentation, observationHub: ObservationHub) {
+    package init(instrumentation: Instrumentation, observationHub: ObservationHub, ordersCommits: Bool = false) {
         self.instrumentation = instrumentation
         self.observationHub = observationHub
+        self.ordersCommits = ordersCommits
     }
 
     /// Runs `body` in one transaction that `transaction` begins, hands to its closure, and commits when the closure
@@ -22,13 +27,11 @@ package struct TransactionDriver: Sendable {
     ///   - writable: Whether the transaction writes (records changes, checks cancellation before committing).
     ///   - transaction: Runs its closure inside a transaction of the engine's: begins, calls it once, commits.
     ///   - context: Makes the context of the transaction, with the write's change recorder (`nil` in a read).
-    ///   - published: Called after the write's changes were published, still under the writer lock.
     @inlinable
     package func run<Handle, Context: TransactionContext, R>(
         writable: Bool,
         in transaction: (_ inside: (Handle) throws -> R) throws -> R,
         context: (Handle, ChangeRecorder?) throws -> Context,
-        published: ((ChangeRecorder) -> Void)? = nil,
         _ body: (Context) throws -> R
     ) throws -> R {
         try instrumentation.transaction(writable: writable) {
@@ -41,7 +44,7 @@ package struct TransactionDriver: Sendable {
                     }
                 }
             }
-            if let recorder { publish(recorder, published) }
+            if let recorder { observationHub.publish(recorder) }
             return result
         }
     }
@@ -55,7 +58,6 @@ package struct TransactionDriver: Sendable {
         commit: () throws -> Void,
         rollback: () -> Void,
         context: (ChangeRecorder?) throws -> Context,
-        published: ((ChangeRecorder) -> Void)? = nil,
         _ body: (Context) throws -> R
     ) throws -> R {
         try instrumentation.transaction(writable: writable) {
@@ -64,13 +66,39 @@ package struct TransactionDriver: Sendable {
             let result: R
             do {
                 result = try Self.inside(writable: writable, try context(recorder), body)
-                try commit()
             } catch {
                 rollback()
                 throw error
             }
-            if let recorder { publish(recorder, published) }
+            guard let recorder else {
+                try commitOrRollBack(commit, rollback)
+                return result
+            }
+            guard ordersCommits else {
+                try commitOrRollBack(commit, rollback)
+                observationHub.publish(recorder)
+                return result
+            }
+            let ticket = observationHub.reserveTicket()
+            do {
+                try commitOrRollBack(commit, rollback)
+            } catch {
+                observationHub.publish(nil, ticket: ticket)
+                throw error
+            }
+            observationHub.publish(recorder, ticket: ticket)
             return result
+        }
+    }
+
+    /// Commits; rolls back when committing fails.
+    @inlinable
+    func commitOrRollBack(_ commit: () throws -> Void, _ rollback: () -> Void) throws {
+        do {
+            try commit()
+        } catch {
+            rollback()
+            throw error
         }
     }
 
@@ -86,13 +114,6 @@ package struct TransactionDriver: Sendable {
         // The last moment a cancelled task's write can still be rolled back: never commit it.
         if writable { try CancellationFlag.checkCurrent() }
         return result
-    }
-
-    /// Tells observers what a committed write changed (in commit order: the caller holds the writer lock).
-    @inlinable
-    func publish(_ recorder: ChangeRecorder, _ published: ((ChangeRecorder) -> Void)?) {
-        observationHub.publish(recorder)
-        published?(recorder)
     }
 }
 

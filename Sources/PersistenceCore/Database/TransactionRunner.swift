@@ -2,34 +2,50 @@ import Dispatch
 
 /// Runs blocking transaction work off Swift's cooperative thread pool and awaits its result.
 ///
-/// Backends give each database one runner: writes go through a serial queue (they would wait for the writer lock
-/// anyway, and this way waiting writes hold no thread), reads through a concurrent one.
+/// An embedded store's runner sends writes through a serial queue (they would wait for the writer lock anyway, and
+/// this way waiting writes hold no thread) and reads through a concurrent one. A server's runner sends both to
+/// ``WorkerThreads`` as many as its connections: its transactions spend their time waiting on the network, which
+/// Dispatch would let only as many of at once as the machine has cores.
 package struct TransactionRunner: Sendable {
-    private let reads: DispatchQueue
-    private let writes: DispatchQueue
+    private enum Lanes {
+        case queues(reads: DispatchQueue, writes: DispatchQueue)
+        case threads(WorkerThreads)
+    }
 
-    /// Creates the queues, labelled for debugging.
+    private let lanes: Lanes
+
+    /// A runner for an embedded store: its queues, labelled for debugging.
     package init(label: String) {
-        reads = DispatchQueue(label: "\(label).reads", qos: .userInitiated, attributes: .concurrent)
-        writes = DispatchQueue(label: "\(label).writes", qos: .userInitiated)
+        lanes = .queues(
+            reads: DispatchQueue(label: "\(label).reads", qos: .userInitiated, attributes: .concurrent),
+            writes: DispatchQueue(label: "\(label).writes", qos: .userInitiated))
     }
 
-    /// Runs a read on the concurrent queue.
+    /// A runner for a server's transactions: reads and writes on up to `threads` threads of its own, which run
+    /// until ``stop()``.
+    package init(label: String, threads: Int) {
+        lanes = .threads(WorkerThreads(name: label, limit: threads))
+    }
+
+    /// Runs a read (on the concurrent queue, or a worker thread).
     package func read<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
-        try await run(on: reads, work)
+        switch lanes {
+        case .queues(let reads, _): try await Self.run(on: reads, work)
+        case .threads(let threads): try await Self.run(on: threads, work)
+        }
     }
 
-    /// Runs a write on the serial queue.
+    /// Runs a write (on the serial queue, or a worker thread).
     package func write<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
-        try await run(on: writes, work)
+        switch lanes {
+        case .queues(_, let writes): try await Self.run(on: writes, work)
+        case .threads(let threads): try await Self.run(on: threads, work)
+        }
     }
 
-    /// Runs `work` on `queue` with a ``CancellationFlag`` the awaiting task's cancellation sets: work still queued
-    /// when the task is cancelled never starts; work under way sees the flag (a write checks it before committing).
-    private func run<R: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> R) async throws
-        -> R
-    {
-        try await Self.run(on: queue, work)
+    /// Lets a server runner's threads end once the work under way is done; later work throws `closed`.
+    package func stop() {
+        if case .threads(let threads) = lanes { threads.stop() }
     }
 
     /// Runs `work` on a global queue, cancellable as a transaction is (opening a store that migrates, say).
@@ -40,14 +56,33 @@ package struct TransactionRunner: Sendable {
     private static func run<R: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> R)
         async throws -> R
     {
+        try await run(work) { job in
+            queue.async(execute: job)
+            return true
+        }
+    }
+
+    private static func run<R: Sendable>(on threads: WorkerThreads, _ work: @escaping @Sendable () throws -> R)
+        async throws -> R
+    {
+        try await run(work) { job in threads.submit(job) }
+    }
+
+    /// Runs `work` where `submit` sends it, with a ``CancellationFlag`` the awaiting task's cancellation sets: work
+    /// still waiting when the task is cancelled never starts; work under way sees the flag (a write checks it before
+    /// committing). A submission refused (the runner was stopped) throws `closed`.
+    private static func run<R: Sendable>(
+        _ work: @escaping @Sendable () throws -> R, submit: (@escaping @Sendable () -> Void) -> Bool
+    ) async throws -> R {
         try Task.checkCancellation()
         let flag = CancellationFlag()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                queue.async {
+                let submitted = submit {
                     guard !flag.isCancelled else { return continuation.resume(throwing: CancellationError()) }
                     continuation.resume(with: Result { try CancellationFlag.withCurrent(flag, work) })
                 }
+                if !submitted { continuation.resume(throwing: closedError) }
             }
         } onCancel: {
             flag.cancel()

@@ -4,8 +4,11 @@ import Synchronization
 /// observations of ``Database/observe(_:where:sortedBy:limit:offset:)``, ``Database/changes(of:)`` and
 /// ``Database/observeAlias(_:as:)`` subscribe here.
 ///
-/// A backend publishes while it still holds its writer lock, so subscribers hear of commits in commit order; a
-/// publication only flags the subscribers of the entities and aliases the commit touched, so observers of other
+/// An embedded backend publishes while it still holds its writer lock, so subscribers hear of commits in commit order.
+/// A server's writers commit concurrently: each takes a ticket just before it sends `COMMIT`
+/// (``reserveTicket()``) and publishes with it (``publish(_:ticket:)``), and publications are passed on in ticket
+/// order — so two writes where one could see the other's effect (it began after the other committed) reach
+/// subscribers in their commit order. A publication only flags the subscribers of the entities and aliases the commit touched, so observers of other
 /// types cost a commit one dictionary lookup per touched entity. Subscribers are held weakly: an observation that
 /// is dropped or cancelled leaves nothing behind.
 @_spi(PersistenceBackend) public final class ObservationHub: Sendable {
@@ -21,6 +24,12 @@ import Synchronization
         var registrations: [Int: Registration] = [:]
         var byEntity: [String: Set<Int>] = [:]
         var byAlias: [String: Set<Int>] = [:]
+        /// The next ticket a concurrent writer takes, and the next one whose publication may be passed on.
+        var nextTicket: UInt64 = 0
+        var nextToPublish: UInt64 = 0
+        /// Publications of tickets that came before `nextToPublish` was done (`nil`: that commit failed or changed
+        /// nothing).
+        var held: [UInt64: CommittedChanges?] = [:]
     }
 
     private let state = Mutex(State())
@@ -46,29 +55,58 @@ import Synchronization
 
     /// Publishes one commit's changes to the subscribers it concerns.
     package func publish(_ changes: CommittedChanges) {
+        state.withLock { state in Self.deliver(changes, in: &state) }
+    }
+
+    /// A ticket for a commit about to be sent by one of several concurrent writers: take it just before `COMMIT`,
+    /// then hand it back through ``publish(_:ticket:)`` whatever happens — or every later publication waits for it.
+    package func reserveTicket() -> UInt64 {
         state.withLock { state in
-            state.sequence += 1
-            guard !state.registrations.isEmpty else { return }
-            // Delivered under the lock: two publications (a local commit and an external change noticed by
-            // `refresh()`) reach every subscriber in one order.
-            if changes.everything {
-                for registration in state.registrations.values {
-                    registration.subscriber?.deliver(changes, sequence: state.sequence)
-                }
+            defer { state.nextTicket += 1 }
+            return state.nextTicket
+        }
+    }
+
+    /// Publishes what the commit of `ticket` changed (`nil` when the commit failed) once every earlier ticket's is
+    /// published; later tickets' publications that were waiting for this one follow it.
+    package func publish(_ recorder: ChangeRecorder?, ticket: UInt64) {
+        let changes = recorder.flatMap { $0.isEmpty ? nil : $0.committedChanges() }
+        state.withLock { state in
+            guard ticket == state.nextToPublish else {
+                state.held[ticket] = .some(changes)
                 return
             }
-            var notified = Set<Int>()
-            for entity in changes.entities.keys {
-                guard let ids = state.byEntity[entity] else { continue }
-                notified.formUnion(ids)
+            if let changes { Self.deliver(changes, in: &state) }
+            state.nextToPublish += 1
+            while let next = state.held.removeValue(forKey: state.nextToPublish) {
+                if let next { Self.deliver(next, in: &state) }
+                state.nextToPublish += 1
             }
-            for alias in changes.aliases {
-                guard let ids = state.byAlias[alias] else { continue }
-                notified.formUnion(ids)
+        }
+    }
+
+    /// Counts a commit and flags the subscribers it concerns. Delivered under the lock: two publications (a local
+    /// commit and an external change noticed by `refresh()`) reach every subscriber in one order.
+    private static func deliver(_ changes: CommittedChanges, in state: inout State) {
+        state.sequence += 1
+        guard !state.registrations.isEmpty else { return }
+        if changes.everything {
+            for registration in state.registrations.values {
+                registration.subscriber?.deliver(changes, sequence: state.sequence)
             }
-            for id in notified {
-                state.registrations[id]?.subscriber?.deliver(changes, sequence: state.sequence)
-            }
+            return
+        }
+        var notified = Set<Int>()
+        for entity in changes.entities.keys {
+            guard let ids = state.byEntity[entity] else { continue }
+            notified.formUnion(ids)
+        }
+        for alias in changes.aliases {
+            guard let ids = state.byAlias[alias] else { continue }
+            notified.formUnion(ids)
+        }
+        for id in notified {
+            state.registrations[id]?.subscriber?.deliver(changes, sequence: state.sequence)
         }
     }
 

@@ -28,7 +28,10 @@ final class ServerConnection: @unchecked Sendable {
 
     /// Connects and logs in, with typed errors that never carry the password, then applies the builder's session
     /// settings.
-    static func open(_ builder: PostgresBuilder) throws -> ServerConnection {
+    /// - Parameter origin: What this connection's commits say they come from in the store's commit notices (the
+    ///   session setting `persistence.origin`, sent with the login: no round trip): the database's own id, so its
+    ///   listener tells its own commits from other servers'. `nil` for connections of the tools.
+    static func open(_ builder: PostgresBuilder, origin: String? = nil) throws -> ServerConnection {
         let tls: PostgresConnection.Configuration.TLS
         do {
             switch builder.tls {
@@ -43,6 +46,7 @@ final class ServerConnection: @unchecked Sendable {
             host: builder.host, port: builder.port, username: builder.username, password: builder.password,
             database: builder.database, tls: tls)
         configuration.options.connectTimeout = .nanoseconds(builder.connectTimeout.nanoseconds)
+        if let origin { configuration.options.additionalStartupParameters = [(CommitNotices.originSetting, origin)] }
         let logger = builder.logger ?? Logger(label: "persistence.postgres", factory: { _ in SwiftLogNoOpLogHandler() })
         let connection: PostgresConnection
         do {
@@ -76,6 +80,19 @@ final class ServerConnection: @unchecked Sendable {
     /// Closes the connection.
     func close() {
         _ = try? awaitAnswer(connection.close())
+    }
+
+    /// Calls `closed` (on an event loop) once the connection is closed, by `close()`, the server or the network.
+    func whenClosed(_ closed: @escaping @Sendable () -> Void) {
+        connection.closeFuture.whenComplete { _ in closed() }
+    }
+
+    /// Listens on `channel`: `notified` is called on the connection's event loop with each notification's payload,
+    /// in the order the server sent them. Returns once the server confirmed the `LISTEN`.
+    func listen(_ channel: String, notified: @escaping @Sendable (String) -> Void) throws {
+        connection.addListener(channel: channel) { _, notification in notified(notification.payload) }
+        // postgres-nio sends `LISTEN` ahead of anything asked after it: once this answers, the server listens.
+        try execute("SELECT 1")
     }
 
     /// Runs one statement with values bound to `$1…`, and returns its rows and command tag.

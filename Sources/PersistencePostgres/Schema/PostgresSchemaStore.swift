@@ -12,8 +12,8 @@ import PostgresNIO
 enum PostgresSchemaStore {
     static let metadataTable = "persistence_metadata"
     static let aliasTable = "persistence_aliases"
-    /// A sequence every write that changes something draws from just before it commits: how a database notices
-    /// commits made by other connections (other processes, other servers).
+    /// A sequence stores of earlier versions drew a number from after each commit, to notice other servers' commits;
+    /// commit notices (``CommitNotices``) replaced it. Stores still have it: deleting a store drops it.
     static let commitSequence = "persistence_commits"
     /// The format this code writes and reads.
     static let formatVersion: Int64 = 1
@@ -77,7 +77,10 @@ enum PostgresSchemaStore {
             return nil
         }
         let decision = try decide(connection, schema: schema, model: model, current: descriptions)
-        guard case .migrate(let storedVersion, let storedSchema) = decision else { return nil }
+        guard case .migrate(let storedVersion, let storedSchema) = decision else {
+            try CommitNotices.ensure(connection, schema: schema, tables: notifyingTables(tables))
+            return nil
+        }
         // Every step is planned before anything changes: a step that can't be done is refused with the store as it
         // was.
         var report: MigrationReport?
@@ -90,17 +93,23 @@ enum PostgresSchemaStore {
             try write(connection, schema: schema, "schema", .blob(StoreGate.schemaJSON(descriptions)))
         }
         try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
+        // After the migration: a table it rebuilt lost its trigger.
+        try CommitNotices.ensure(connection, schema: schema, tables: notifyingTables(tables))
         return report
     }
 
-    /// Creates a store's schema, metadata, sequence, alias table and entity tables at `version`, in the transaction
-    /// under way.
+    /// The tables whose commits other servers' observers hear of: the entities' and the aliases'.
+    private static func notifyingTables(_ tables: [PostgresTable]) -> [String] {
+        tables.map(\.layout.entity.name) + [aliasTable]
+    }
+
+    /// Creates a store's schema, metadata, alias table and entity tables at `version`, in the transaction under way;
+    /// its tables notify commits (``CommitNotices``).
     static func create(_ connection: ServerConnection, schema: String, version: Int, tables: [PostgresTable]) throws {
         let descriptions = tables.map(\.layout.entity)
         try connection.execute("CREATE SCHEMA IF NOT EXISTS \(quote(schema))")
         try connection.execute(
             "CREATE TABLE \(qualified(schema, metadataTable)) (key text NOT NULL PRIMARY KEY, value bytea NOT NULL)")
-        try connection.execute("CREATE SEQUENCE \(qualified(schema, commitSequence))")
         // Aliases: one row per name and position (-1: the entity and whether it's a list; 0…: the keys, tagged).
         try connection.execute(
             "CREATE TABLE \(qualified(schema, aliasTable)) (name bytea NOT NULL, position bigint NOT NULL, "
@@ -111,6 +120,7 @@ enum PostgresSchemaStore {
         try write(connection, schema: schema, "formatVersion", .integer(formatVersion))
         try write(connection, schema: schema, "modelVersion", .integer(Int64(version)))
         try write(connection, schema: schema, "schema", .blob(StoreGate.schemaJSON(descriptions)))
+        try CommitNotices.ensure(connection, schema: schema, tables: notifyingTables(tables))
     }
 
     /// Drops a store's tables, sequence and (when then empty, and not `public`) schema, under its advisory lock, in
@@ -134,6 +144,7 @@ enum PostgresSchemaStore {
                 try connection.execute("DROP TABLE IF EXISTS \(qualified(schema, table))")
             }
             try connection.execute("DROP SEQUENCE IF EXISTS \(qualified(schema, commitSequence))")
+            try CommitNotices.drop(connection, schema: schema)
             let left = try connection.run(
                 "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
                     + "WHERE n.nspname = $1", [.text(schema)], textAsBytes: false

@@ -31,7 +31,7 @@ extension SQLiteDatabase {
     @discardableResult
     public func compact() throws -> Int {
         // A read of this thread would keep the checkpoint from truncating the log: wait for itself.
-        guard readers?.readDepth.value ?? 0 == 0 else {
+        guard readers?.depth.value ?? 0 == 0 else {
             throw PersistenceError(.nestedTransaction, "a store can't be compacted inside one of its own transactions")
         }
         return try writer.withConnection { connection in

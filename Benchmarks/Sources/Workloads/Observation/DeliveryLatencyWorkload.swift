@@ -1,5 +1,6 @@
 public import Foundation
 import PersistenceCore
+import PersistencePostgres
 import Synchronization
 
 /// O2: how long a committed write takes to reach an observer.
@@ -8,8 +9,14 @@ import Synchronization
 /// task, which notes the time each new count arrives. The writer creates one record per write transaction
 /// (`db.write { … }`, the synchronous API), noting the time just before the write begins and just after it returns,
 /// then waits for the count that includes the record before the next write: one value per commit, none coalesced.
+///
+/// On PostgreSQL (`postgres-other-server`) the writer and the observer are two `PostgresDatabase`s on one store, as two
+/// app servers are: the value reaches the observer through the store's commit notices (`LISTEN`/`NOTIFY`), with no
+/// polling and no write of the observer's.
 public enum DeliveryLatencyWorkload {
     public static let workload = "O2"
+    /// The implementation name of the PostgreSQL row.
+    public static let otherServer = "postgres-other-server"
 
     /// One run's figures, in seconds, one per commit.
     public struct Run: Sendable {
@@ -34,13 +41,30 @@ public enum DeliveryLatencyWorkload {
         let verify = Verifier(workload: workload, implementation: backend.rawValue)
         let generator = PersonGenerator(count: commits)
         return try backend.withStore(in: directory) { db in
-            try measure(db, generator: generator, verify: verify)
+            try measure(writer: db, observer: db, generator: generator, verify: verify)
         }
     }
 
-    private static func measure<D: Database>(_ db: D, generator: PersonGenerator, verify: Verifier) throws -> Run {
+    /// Runs the workload once on `server`: the writer and the observer are two databases on one new store.
+    public static func runAcrossServers(_ server: PostgresServer, commits: Int) throws -> Run {
+        let verify = Verifier(workload: workload, implementation: otherServer)
+        let builder = try server.builder()
+        try builder.deleteStore()
+        let writer = try builder.create()
+        let observer = try builder.create()
+        defer {
+            try? writer.close()
+            try? observer.close()
+        }
+        return try measure(
+            writer: writer, observer: observer, generator: PersonGenerator(count: commits), verify: verify)
+    }
+
+    private static func measure<D: Database>(
+        writer db: D, observer: D, generator: PersonGenerator, verify: Verifier
+    ) throws -> Run {
         let arrivals = Arrivals()
-        let counts = db.observe(tracking: [Person.self]) { context in try context.count(Person.self) }
+        let counts = observer.observe(tracking: [Person.self]) { context in try context.count(Person.self) }
         let task = Task {
             defer { arrivals.ended.signal() }
             do {

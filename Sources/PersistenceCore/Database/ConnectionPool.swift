@@ -3,7 +3,7 @@ import Foundation
 /// What a closed database's operations throw.
 package let closedError = PersistenceError(.closed, "the database was closed")
 
-/// A backend's connection, as a ``ReaderPool`` keeps it.
+/// A backend's connection, as a ``ConnectionPool`` keeps it.
 package protocol PooledConnection: AnyObject {
     /// Whether the connection was dropped (by a server or the network) and must be replaced; a file's connection
     /// never is.
@@ -12,28 +12,30 @@ package protocol PooledConnection: AnyObject {
     func close()
 }
 
-/// Read connections, opened on demand up to a limit, each used by one read transaction at a time; a connection
-/// found dropped is replaced by a new one.
+/// Connections opened on demand up to a limit, each used by one transaction at a time — an embedded store's readers,
+/// a server's readers and its writers (two pools) — a connection found dropped is replaced by a new one.
 ///
 /// `@unchecked Sendable`: `idle` and `isClosed` are touched only under `lock`; a connection taken from `idle` is
 /// used by one thread until it is put back.
-package final class ReaderPool<Connection: PooledConnection>: @unchecked Sendable {
+package final class ConnectionPool<Connection: PooledConnection>: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [Connection] = []
     private let size: Int
     private let slots: DispatchSemaphore
     private let open: () throws -> Connection
     private var isClosed = false
-    /// How many read transactions of this pool the calling thread has open.
-    package let readDepth = ThreadCounter()
+    /// How many transactions of this pool the calling thread has open.
+    package let depth = ThreadCounter()
 
-    package init(size: Int, open: @escaping () throws -> Connection) {
+    /// A pool of at most `size` connections, starting with `idle` ones already open.
+    package init(size: Int, idle: [Connection] = [], open: @escaping () throws -> Connection) {
         self.size = size
+        self.idle = idle
         slots = DispatchSemaphore(value: size)
         self.open = open
     }
 
-    /// Refuses new reads, waits for those under way to end, and closes every reader.
+    /// Refuses new transactions, waits for those under way to end, and closes every connection.
     package func close() {
         lock.lock()
         let wasClosed = isClosed
@@ -46,18 +48,18 @@ package final class ReaderPool<Connection: PooledConnection>: @unchecked Sendabl
         idle.removeAll()
         lock.unlock()
         for connection in closing { connection.close() }
-        // Reads that were waiting for a slot wake up, see the pool closed and throw.
+        // Transactions that were waiting for a slot wake up, see the pool closed and throw.
         for _ in 0..<size { slots.signal() }
     }
 
-    /// Lets go of the idle readers (they close when released) without closing the pool.
+    /// Lets go of the idle connections (they close when released) without closing the pool.
     package func closeIdle() {
         lock.lock()
         idle.removeAll()
         lock.unlock()
     }
 
-    /// Runs `body` with a reader, waiting while all are busy.
+    /// Runs `body` with a connection, waiting while all are busy.
     /// - Throws: `closed` once the pool is closed; what opening a connection throws.
     package func withConnection<R>(_ body: (Connection) throws -> R) throws -> R {
         slots.wait()
@@ -81,8 +83,8 @@ package final class ReaderPool<Connection: PooledConnection>: @unchecked Sendabl
                 lock.unlock()
             }
         }
-        readDepth.increment()
-        defer { readDepth.decrement() }
+        depth.increment()
+        defer { depth.decrement() }
         return try body(connection)
     }
 }

@@ -1,0 +1,122 @@
+import Foundation
+import PersistenceCore
+import PersistenceTesting
+import Testing
+
+@testable import PersistencePostgres
+
+/// Several app servers on one store: each hears the others' commits through `LISTEN`/`NOTIFY`, with no polling and
+/// no write of its own. An observer that never hears waits forever: the time limit fails the test then.
+@Suite(.timeLimit(.minutes(1)))
+struct CommitNoticeTests {
+    @Test func anotherServersCommitReachesObserversWithoutPolling() async throws {
+        let builder = try freshBuilder([Item.self, Counter.self])
+        let serverA = try builder.create()
+        let serverB = try builder.create()
+        defer {
+            try? serverA.close()
+            try? serverB.close()
+        }
+        var labels = serverB.observe(Item.self, sortedBy: [.ascending("id")]).makeAsyncIterator()
+        #expect(try await labels.next()?.map(\.label) == [])
+        let counters = serverB.changes(of: Counter.self)
+        let counterTask = Task {
+            var heard = 0
+            for await _ in counters {
+                heard += 1
+                break
+            }
+            return heard
+        }
+
+        try await serverA.write { try $0.create(Item(id: 1, label: "from A")) }
+        #expect(try await labels.next()?.map(\.label) == ["from A"], "B never heard A's commit")
+        try await serverA.write { try $0.update(Item(id: 1, label: "changed by A")) }
+        #expect(try await labels.next()?.map(\.label) == ["changed by A"])
+
+        // A commit to another entity names its table: B's observer of items isn't woken, its counter observer is.
+        try await serverA.write { try $0.create(Counter(id: 1, value: 1)) }
+        #expect(await counterTask.value == 1)
+        // A write that rolls back notifies nobody; B's next value is A's next commit.
+        _ = try? await serverA.write { context in
+            try context.create(Item(id: 2, label: "rolled back"))
+            throw CancellationError()
+        }
+        try await serverA.write { try $0.create(Item(id: 3, label: "third")) }
+        #expect(try await labels.next()?.map(\.id) == [1, 3])
+    }
+
+    @Test func aDatabaseDoesNotHearItsOwnCommitsAsSomeoneElses() async throws {
+        let builder = try freshBuilder([Item.self])
+        let db = try builder.create()
+        let other = try builder.create()
+        defer {
+            try? db.close()
+            try? other.close()
+        }
+        #expect(try db.checkForExternalChanges() == false)
+        let changes = db.changes(of: Item.self)
+        try await db.write { try $0.create(Item(id: 1, label: "mine")) }
+        try await db.write { try $0.create(Item(id: 2, label: "mine too")) }
+        // Every notice of its own commits has arrived once this returns: none was taken for another server's.
+        #expect(try db.checkForExternalChanges() == false)
+        try await other.write { try $0.create(Item(id: 3, label: "theirs")) }
+        #expect(try db.checkForExternalChanges() == true)
+        #expect(try db.checkForExternalChanges() == false, "nothing new since")
+
+        // The change sets: two complete ones (its own, with keys), then an incomplete one (the other's commit, by
+        // table only).
+        var heard: [EntityChanges<Item>] = []
+        for await change in changes {
+            heard.append(change)
+            if heard.count == 3 { break }
+        }
+        #expect(heard.map(\.inserted) == [[1], [2], []])
+        #expect(heard.map(\.isComplete) == [true, true, false])
+    }
+
+    @Test func aStoreWhoseTriggersAreMissingGetsThemBackWhenItOpens() async throws {
+        try await offPool {
+            let builder = try freshBuilder([Item.self])
+            let first = try builder.create()
+            let qualified = "\"\(builder.schema)\".\"Item\""
+            try first.write { _ = try $0.execute("DROP TRIGGER persistence_notify ON \(qualified)") }
+            try first.close()
+            // Opening again finds the trigger gone and makes it again.
+            let listening = try builder.create()
+            let writing = try builder.create()
+            defer {
+                try? listening.close()
+                try? writing.close()
+            }
+            let triggers = try listening.read {
+                try $0.scalar(
+                    "SELECT count(*) FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = 'persistence_notify'",
+                    [.text(qualified)])
+            }
+            #expect(triggers == .integer(1))
+            try writing.create(Item(id: 1, label: "noticed"))
+            #expect(try listening.checkForExternalChanges() == true)
+        }
+    }
+
+    @Test func rawSQLFromOutsideTheLibraryIsHeardToo() async throws {
+        try await offPool {
+            let builder = try freshBuilder([Item.self])
+            let db = try builder.create()
+            let outsider = try builder.create()
+            defer {
+                try? db.close()
+                try? outsider.close()
+            }
+            // A session that set no origin (psql, a script): its commits are someone else's for everyone.
+            try outsider.write { context in
+                _ = try context.execute("SET LOCAL persistence.origin = ''")
+                _ = try context.execute(
+                    "INSERT INTO \"\(builder.schema)\".\"Item\" (id, label) VALUES (7, convert_to('psql', 'UTF8'))")
+            }
+            #expect(try db.checkForExternalChanges() == true)
+            #expect(try outsider.checkForExternalChanges() == true, "its own origin was unset for that commit")
+        }
+    }
+}

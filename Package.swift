@@ -32,6 +32,8 @@ let package = Package(
         // The ecosystem's logging and metrics APIs (no backends, no system libraries): opt-in on every builder.
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // Spans for transactions and migrations, opt-in like logging and metrics (the API only; no exporter).
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
         // PostgreSQL's wire protocol on SwiftNIO: only PersistencePostgres depends on it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -65,6 +67,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -80,6 +83,7 @@ let package = Package(
             dependencies: [
                 "PersistenceCore", "PersistenceSQL", "CSQLite", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -91,6 +95,7 @@ let package = Package(
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -107,6 +112,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -209,7 +215,10 @@ let package = Package(
 
         .testTarget(
             name: "PersistencePostgresTests",
-            dependencies: ["PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker"],
+            dependencies: [
+                "PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker",
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -252,6 +261,7 @@ let package = Package(
                 "PersistenceCore", "PersistenceSQLite", "PersistenceTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

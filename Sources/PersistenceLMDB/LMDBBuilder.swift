@@ -4,6 +4,7 @@ public import Foundation
 public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore
+public import Tracing
 
 /// Builds an ``LMDBDatabase``: validates the configuration, then opens or creates the store and checks the
 /// passphrase before any record is read or written (a refused passphrase leaves the file unchanged).
@@ -91,6 +92,11 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
     /// size, migrations, and authentication failures (a wrong passphrase, a tampered value), each with the
     /// dimensions `backend` and `store`.
     public var metricsFactory: (any MetricsFactory)?
+    /// Where the database's spans go, through swift-distributed-tracing — pass `InstrumentationSystem.tracer` for the
+    /// bootstrapped tracer; `nil` (the default) makes none. A span per transaction (`persistence.read`,
+    /// `persistence.write`) and one for opening the store (`persistence.open`, with a migration's versions when one
+    /// ran), each a child of the caller's span; no stored value or key is ever in one.
+    public var tracer: (any Tracer)?
     /// Creates a new encrypted store in format 1 (keys derived straight from the passphrase), as Persistence did
     /// before format 2: only for tests of reading and upgrading such stores.
     var createsDerivedKeyFormat = false
@@ -139,9 +145,10 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
             databaseName: databaseName, model: Model(version: 1, entities: entities), schemaVersion: schemaVersion)
     }
 
-    /// The logger and metrics of the database this builder makes.
+    /// The logger, metrics and tracer of the database this builder makes.
     var instrumentation: Instrumentation {
-        Instrumentation(logger: logger, metricsFactory: metricsFactory, backend: "lmdb", store: databaseName)
+        Instrumentation(
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "lmdb", store: databaseName)
     }
 
     /// Validates the configuration, then opens (creating when needed) the database.
@@ -157,16 +164,19 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
     ///   `unsupportedFormatVersion`, `corrupt`, `storageFull`, `busy` (another process is migrating the store).
     public func create() throws -> LMDBDatabase {
         let (layouts, file) = try validated()
-        // Held from before the file is touched, so the store can't be deleted while it opens.
-        let registration = StoreFiles.register(file)
-        let (environment, shared) = try openEnvironment(layouts, file)
-        do {
-            return try StoreOpening(
-                builder: self, environment: environment, layouts: layouts, isShared: shared, registration: registration
-            ).open(file: file)
-        } catch {
-            try? EnvironmentRegistry.release(environment, closing: false)
-            throw error
+        return try instrumentation.opening {
+            // Held from before the file is touched, so the store can't be deleted while it opens.
+            let registration = StoreFiles.register(file)
+            let (environment, shared) = try openEnvironment(layouts, file)
+            do {
+                return try StoreOpening(
+                    builder: self, environment: environment, layouts: layouts, isShared: shared,
+                    registration: registration
+                ).open(file: file)
+            } catch {
+                try? EnvironmentRegistry.release(environment, closing: false)
+                throw error
+            }
         }
     }
 

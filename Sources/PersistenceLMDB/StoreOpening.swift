@@ -119,7 +119,8 @@ struct StoreOpening {
             }
             if let migration {
                 builder.instrumentation.migrated(
-                    from: migration.fromVersion, to: migration.toVersion, summary: migration.description)
+                    from: migration.fromVersion, to: migration.toVersion, steps: migration.steps.count,
+                    summary: migration.description)
             }
             guard let stamp else { throw PersistenceError(.backend, "the store's opening transaction did not run") }
             return LMDBDatabase(

@@ -4,6 +4,7 @@ public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore
 import PersistenceSQL
+public import Tracing
 
 /// Builds a ``PostgresDatabase``: validates the configuration, then connects and opens or creates the store.
 ///
@@ -55,6 +56,11 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
     public var logger: Logger?
     /// Where the database records metrics, through swift-metrics; `nil` (the default) records none.
     public var metricsFactory: (any MetricsFactory)?
+    /// Where the database's spans go, through swift-distributed-tracing — pass `InstrumentationSystem.tracer` for the
+    /// bootstrapped tracer; `nil` (the default) makes none. A span per transaction (`persistence.read`,
+    /// `persistence.write`) and one for opening the store (`persistence.open`, with a migration's versions when one
+    /// ran), each a child of the caller's span; no stored value or key is ever in one.
+    public var tracer: (any Tracer)?
     /// The model versions the app has shipped and the mapping models between them: ``create()`` migrates a store
     /// written with an older version, step by step, exactly as the SQLite backend does (see ``MigrationPlan``).
     /// `nil` (the default) still infers a migration between the store's version and the model's, and throws
@@ -123,24 +129,28 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
         let registration = StoreFiles.register(key: storeKey)
         let migration = try MigrationChain(plan: migrationPlan, model: model, progress: migrationProgress)
         let instrumentation = Instrumentation(
-            logger: logger, metricsFactory: metricsFactory, backend: "postgres", store: schema)
-        // The database's id in the store's commit notices: its listener ignores its own commits.
-        let origin = UUID().uuidString
-        let connection = try ServerConnection.open(self, origin: origin)
-        let report: MigrationReport?
-        do {
-            report = try PostgresSchemaStore.prepare(
-                connection, schema: schema, model: model, tables: tables.all, migration: migration)
-        } catch {
-            connection.close()
-            throw error
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "postgres", store: schema)
+        return try instrumentation.opening {
+            // The database's id in the store's commit notices: its listener ignores its own commits.
+            let origin = UUID().uuidString
+            let connection = try ServerConnection.open(self, origin: origin)
+            let report: MigrationReport?
+            do {
+                report = try PostgresSchemaStore.prepare(
+                    connection, schema: schema, model: model, tables: tables.all, migration: migration)
+            } catch {
+                connection.close()
+                throw error
+            }
+            if let report {
+                instrumentation.migrated(
+                    from: report.fromVersion, to: report.toVersion, steps: report.steps.count,
+                    summary: report.description)
+            }
+            return try PostgresDatabase(
+                builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
+                instrumentation: instrumentation, migrationReport: report)
         }
-        if let report {
-            instrumentation.migrated(from: report.fromVersion, to: report.toVersion, summary: report.description)
-        }
-        return try PostgresDatabase(
-            builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
-            instrumentation: instrumentation, migrationReport: report)
     }
 
     /// Runs the migration ``create()`` would run on the store — every step, mapping code included, with its side

@@ -3,6 +3,7 @@ public import Foundation
 public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore
+public import Tracing
 
 /// Builds a ``SQLiteDatabase``: validates the configuration, then opens or creates the store.
 ///
@@ -59,6 +60,11 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
     /// bootstrapped backend; `nil` (the default) records none. Transaction counts and durations and migrations,
     /// each with the dimensions `backend` and `store`.
     public var metricsFactory: (any MetricsFactory)?
+    /// Where the database's spans go, through swift-distributed-tracing — pass `InstrumentationSystem.tracer` for the
+    /// bootstrapped tracer; `nil` (the default) makes none. A span per transaction (`persistence.read`,
+    /// `persistence.write`) and one for opening the store (`persistence.open`, with a migration's versions when one
+    /// ran), each a child of the caller's span; no stored value or key is ever in one.
+    public var tracer: (any Tracer)?
 
     /// Creates a builder for a model.
     public init(databaseName: String, model: Model) {
@@ -101,11 +107,15 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
             StoreBackup.removeAbandonedCopies(of: file)
             path = file.path
         }
-        return try SQLiteDatabase(
-            path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
-            busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration(),
-            instrumentation: Instrumentation(
-                logger: logger, metricsFactory: metricsFactory, backend: "sqlite", store: databaseName))
+        let instrumentation = Instrumentation(
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "sqlite", store: databaseName)
+        let migration = try migration()
+        return try instrumentation.opening {
+            try SQLiteDatabase(
+                path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
+                busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration,
+                instrumentation: instrumentation)
+        }
     }
 
     /// The store's file, once the name and directory are checked.

@@ -48,7 +48,8 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
             connection, model: model, mappings: tableMappings, migration: migration)
         if let migrationReport {
             instrumentation.migrated(
-                from: migrationReport.fromVersion, to: migrationReport.toVersion, summary: migrationReport.description)
+                from: migrationReport.fromVersion, to: migrationReport.toVersion, steps: migrationReport.steps.count,
+                summary: migrationReport.description)
         }
 
         fileURL = inMemory ? nil : URL(fileURLWithPath: path)

@@ -90,6 +90,9 @@ struct RestartTests {
         builder.schema = "restart"
         let db = try builder.create()
         defer { try? db.close() }
+        // Another app server on the store, which only observes: its listening connection drops with the restart.
+        let observer = try builder.create()
+        defer { try? observer.close() }
         let started = try db.read { try $0.scalar("SELECT pg_postmaster_start_time()::text") }
         // Upserts of the loop's own keys are idempotent: a write whose commit outcome is unknown may run again.
         var policy = RetryPolicy(maximumAttempts: 1_000, maximumDuration: .seconds(60))
@@ -129,5 +132,10 @@ struct RestartTests {
         // Some write waited out the server's downtime — dropped, refused, then "starting up" — retrying until it was
         // back: far longer than a write takes, or than the waits of five collision retries (≤ 15 ms) add up to.
         #expect(longest >= .milliseconds(100), "the longest write took \(longest)")
+
+        // The observer's listener reconnected by itself, and hears the writer's commits again.
+        _ = try observer.checkForExternalChanges()
+        try db.write(retrying: policy) { try $0.upsert(Item(id: -1, label: "after the restart")) }
+        #expect(try observer.checkForExternalChanges() == true, "the observer no longer hears the writer")
     }
 }

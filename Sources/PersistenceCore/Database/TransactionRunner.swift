@@ -1,4 +1,5 @@
 import Dispatch
+import ServiceContextModule
 
 /// Runs blocking transaction work off Swift's cooperative thread pool and awaits its result.
 ///
@@ -76,11 +77,17 @@ package struct TransactionRunner: Sendable {
     ) async throws -> R {
         try Task.checkCancellation()
         let flag = CancellationFlag()
+        // The caller's trace context (a task-local, which doesn't reach another thread by itself): the transaction's
+        // span is a child of the caller's.
+        let context = ServiceContext.current
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let submitted = submit {
                     guard !flag.isCancelled else { return continuation.resume(throwing: CancellationError()) }
-                    continuation.resume(with: Result { try CancellationFlag.withCurrent(flag, work) })
+                    continuation.resume(
+                        with: Result {
+                            try ServiceContext.withValue(context) { try CancellationFlag.withCurrent(flag, work) }
+                        })
                 }
                 if !submitted { continuation.resume(throwing: closedError) }
             }

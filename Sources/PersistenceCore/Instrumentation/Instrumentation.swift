@@ -1,6 +1,7 @@
 package import CoreMetrics
 import Dispatch
 package import Logging
+package import Tracing
 
 /// A database's logger and metrics, as its builder was given them; both off by default, and then free.
 ///
@@ -16,12 +17,20 @@ package import Logging
 /// - `persistence_map_growths` (counter) and `persistence_map_size` (gauge, bytes) — LMDB,
 /// - `persistence_authentication_failures` (counter; `kind`: `passphrase`/`value`) — encrypted LMDB,
 /// - `persistence_migrations` (counter) — a migration that ran at open.
+///
+/// Spans (swift-distributed-tracing), children of the caller's span (`ServiceContext.current`, carried to the thread
+/// an `async` transaction runs on): `persistence.read` and `persistence.write` around each transaction (begin, the
+/// block, commit or rollback; a thrown error is recorded on the span), and `persistence.open` around opening a store,
+/// which carries `persistence.migration.from_version`, `.to_version` and `.steps` and a `migrated` event when a
+/// migration ran. Attributes: `db.system.name` (`sqlite`, `lmdb`, `postgresql`) and `db.namespace` (the store's
+/// name) — never a value, a key or SQL with literals.
 package struct Instrumentation: Sendable {
     /// The logger, `nil` when logging is off.
     package let logger: Logger?
     private let metrics: Metrics?
+    private let tracing: Spans?
 
-    /// No logging, no metrics.
+    /// No logging, no metrics, no spans.
     package static let off = Instrumentation(logger: nil, metricsFactory: nil, backend: "", store: "")
 
     /// - Parameters:
@@ -29,7 +38,11 @@ package struct Instrumentation: Sendable {
     ///   - metricsFactory: Where metrics go; `nil` records none (and reads no clock).
     ///   - backend: `sqlite`, `lmdb` or `postgres`.
     ///   - store: The store's name (the builder's database name; PostgreSQL's schema name), never a path.
-    package init(logger: Logger?, metricsFactory: (any MetricsFactory)?, backend: String, store: String) {
+    ///   - tracer: Where spans go; `nil` makes none.
+    package init(
+        logger: Logger?, metricsFactory: (any MetricsFactory)?, tracer: (any Tracer)? = nil, backend: String,
+        store: String
+    ) {
         if var logger {
             logger[metadataKey: "persistence.backend"] = .string(backend)
             logger[metadataKey: "persistence.store"] = .string(store)
@@ -38,6 +51,7 @@ package struct Instrumentation: Sendable {
             self.logger = nil
         }
         metrics = metricsFactory.map { Metrics(factory: $0, backend: backend, store: store) }
+        tracing = tracer.map { Spans(tracer: $0, backend: backend, store: store) }
     }
 
     /// Whether anything is recorded about transactions (so the clock is read only then).
@@ -48,6 +62,16 @@ package struct Instrumentation: Sendable {
     /// (returned) or rolled back (threw), and how long it took.
     @inline(__always)
     package func transaction<R>(writable: Bool, _ body: () throws -> R) throws -> R {
+        if let tracing {
+            return try tracing.span(writable ? "persistence.write" : "persistence.read") { _ in
+                try timedTransaction(writable: writable, body)
+            }
+        }
+        return try timedTransaction(writable: writable, body)
+    }
+
+    @inline(__always)
+    private func timedTransaction<R>(writable: Bool, _ body: () throws -> R) throws -> R {
         guard timesTransactions else { return try body() }
         let start = DispatchTime.now().uptimeNanoseconds
         do {
@@ -81,12 +105,26 @@ package struct Instrumentation: Sendable {
         metrics?.mapSize.record(new)
     }
 
-    /// Records a migration that ran while the store opened.
-    package func migrated(from old: Int, to new: Int, summary: @autoclosure () -> String) {
+    /// Runs the opening of a store — its migration included — in a `persistence.open` span (when tracing).
+    package func opening<R>(_ body: () throws -> R) throws -> R {
+        guard let tracing else { return try body() }
+        return try tracing.span("persistence.open") { span in
+            try Spans.$opening.withValue(span) { try body() }
+        }
+    }
+
+    /// Records a migration that ran while the store opened (on the opening's span too, when tracing).
+    package func migrated(from old: Int, to new: Int, steps: Int, summary: @autoclosure () -> String) {
         logger?.info(
             "migrated the store",
             metadata: ["from_version": "\(old)", "to_version": "\(new)", "report": "\(summary())"])
         metrics?.migrations.increment()
+        if tracing != nil, let span = Spans.opening {
+            span.attributes["persistence.migration.from_version"] = old
+            span.attributes["persistence.migration.to_version"] = new
+            span.attributes["persistence.migration.steps"] = steps
+            span.addEvent("migrated")
+        }
     }
 
     /// Records a failed authentication: a wrong passphrase at open, or a stored value that doesn't authenticate.
@@ -98,6 +136,38 @@ package struct Instrumentation: Sendable {
                 "a stored value failed authentication (tampered or damaged)", metadata: ["entity": "\(entity ?? "")"])
         }
         (passphrase ? metrics?.passphraseFailures : metrics?.valueFailures)?.increment()
+    }
+}
+
+/// The tracer and what every span of one database says.
+private final class Spans: Sendable {
+    let tracer: any Tracer
+    let system: String
+    let store: String
+    /// The span of the opening under way on this thread (or task), which a migration's figures go to.
+    @TaskLocal static var opening: (any Span)?
+
+    init(tracer: any Tracer, backend: String, store: String) {
+        self.tracer = tracer
+        system = backend == "postgres" ? "postgresql" : backend
+        self.store = store
+    }
+
+    /// Runs `body` in a span named `name` (a client span on a server, internal on an embedded store), a child of the
+    /// caller's; an error `body` throws is recorded on it.
+    func span<R>(_ name: String, _ body: (any Span) throws -> R) throws -> R {
+        try Self.span(tracer, name, system: system, store: store, body)
+    }
+
+    /// The generic form, so that the existential tracer is opened.
+    private static func span<T: Tracer, R>(
+        _ tracer: T, _ name: String, system: String, store: String, _ body: (any Span) throws -> R
+    ) throws -> R {
+        try tracer.withSpan(name, ofKind: system == "postgresql" ? .client : .internal) { span in
+            span.attributes["db.system.name"] = system
+            span.attributes["db.namespace"] = store
+            return try body(span)
+        }
     }
 }
 

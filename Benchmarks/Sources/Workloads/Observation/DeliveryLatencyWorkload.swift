@@ -41,14 +41,20 @@ public enum DeliveryLatencyWorkload {
         let verify = Verifier(workload: workload, implementation: backend.rawValue)
         let generator = PersonGenerator(count: commits)
         return try backend.withStore(in: directory) { db in
-            try measure(writer: db, observer: db, generator: generator, verify: verify)
+            try measure(db, generator: generator, verify: verify)
         }
+    }
+
+    /// One database that writes and observes (opened from the `any Database` the backend hands over).
+    private static func measure<D: Database>(_ db: D, generator: PersonGenerator, verify: Verifier) throws -> Run {
+        try measure(writer: db, observer: db, generator: generator, verify: verify)
     }
 
     /// Runs the workload once on `server`: the writer and the observer are two databases on one new store.
     public static func runAcrossServers(_ server: PostgresServer, commits: Int) throws -> Run {
         let verify = Verifier(workload: workload, implementation: otherServer)
-        let builder = try server.builder()
+        var builder = try server.builder()
+        builder.model = Model(entities: [Person.self, Note.self])
         try builder.deleteStore()
         let writer = try builder.create()
         let observer = try builder.create()

@@ -147,7 +147,7 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
                     from: report.fromVersion, to: report.toVersion, steps: report.steps.count,
                     summary: report.description)
             }
-            return try PostgresDatabase(
+            return PostgresDatabase(
                 builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
                 instrumentation: instrumentation, migrationReport: report)
         }

@@ -15,7 +15,8 @@ import PostgresNIO
 ///
 /// Observers hear of this database's commits as they commit (in commit order), and of other servers' commits within
 /// milliseconds through PostgreSQL's `LISTEN`/`NOTIFY`, without polling: each table of the store notifies the store's
-/// channel when a transaction that changed it commits, and each database listens on one connection of its own.
+/// channel when a transaction that changed it commits, and a database listens on one connection of its own from its
+/// first observation on (a server that never observes doesn't listen).
 ///
 /// The synchronous API blocks the calling thread on the server's answers: call it from any thread but one of
 /// SwiftNIO's event loops (it would wait on itself). The `async` API runs each transaction on one of the database's
@@ -38,8 +39,8 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     let runner: TransactionRunner
     let instrumentation: Instrumentation
     private let driver: TransactionDriver
-    /// Hears other servers' commits.
-    private let listener: CommitListener
+    /// Hears other servers' commits, once the first observation is made.
+    let listener: CommitListener
     /// Where commits are published to observers.
     @_spi(PersistenceBackend) public let observationHub = ObservationHub()
     /// This database's hold on its store, ended by `close()`.
@@ -49,7 +50,7 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
         builder: PostgresBuilder, writer connection: ServerConnection, origin: String,
         tables: EntityLookup<PostgresTable>, registration: StoreFiles.StoreRegistration,
         instrumentation: Instrumentation, migrationReport: MigrationReport?
-    ) throws {
+    ) {
         schema = builder.schema
         self.migrationReport = migrationReport
         self.tables = tables
@@ -62,14 +63,10 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
         runner = TransactionRunner(label: "persistence.postgres", threads: 2 * builder.poolSize)
         driver = TransactionDriver(
             instrumentation: instrumentation, observationHub: observationHub, ordersCommits: true)
-        do {
-            listener = try CommitListener(
-                builder: builder, origin: origin, entities: Set(tables.all.map(\.layout.entity.name)),
-                hub: observationHub)
-        } catch {
-            writers.close()
-            throw error
-        }
+        let listener = CommitListener(
+            builder: builder, origin: origin, entities: Set(tables.all.map(\.layout.entity.name)), hub: observationHub)
+        self.listener = listener
+        observationHub.whenSubscribed { listener.start() }
     }
 
     deinit {

@@ -18,6 +18,8 @@ struct CommitNoticeTests {
             try? serverB.close()
         }
         var labels = serverB.observe(Item.self, sortedBy: [.ascending("id")]).makeAsyncIterator()
+        // The observation started B's listener in the background; this waits until it listens.
+        #expect(try serverB.checkForExternalChanges() == false)
         #expect(try await labels.next()?.map(\.label) == [])
         let counters = serverB.changes(of: Counter.self)
         let counterTask = Task {
@@ -44,6 +46,20 @@ struct CommitNoticeTests {
         }
         try await serverA.write { try $0.create(Item(id: 3, label: "third")) }
         #expect(try await labels.next()?.map(\.id) == [1, 3])
+    }
+
+    @Test func aDatabaseThatNeverObservesDoesNotListen() async throws {
+        try await offPool {
+            let builder = try freshBuilder([Item.self])
+            let server = try builder.create()
+            defer { try? server.close() }
+            try server.create(Item(id: 1, label: "request"))
+            #expect(!server.listener.isListening, "a database that only handles requests listens")
+            let observation = server.observe(Item.self)
+            #expect(try server.checkForExternalChanges() == false)
+            #expect(server.listener.isListening)
+            _ = observation
+        }
     }
 
     @Test func aDatabaseDoesNotHearItsOwnCommitsAsSomeoneElses() async throws {
@@ -89,6 +105,8 @@ struct CommitNoticeTests {
                 try? listening.close()
                 try? writing.close()
             }
+            // Listening from here on (a database that never observed doesn't listen).
+            #expect(try listening.checkForExternalChanges() == false)
             let triggers = try listening.read {
                 try $0.scalar(
                     "SELECT count(*) FROM pg_trigger WHERE tgrelid = $1::regclass AND tgname = 'persistence_notify'",
@@ -109,6 +127,8 @@ struct CommitNoticeTests {
                 try? db.close()
                 try? outsider.close()
             }
+            #expect(try db.checkForExternalChanges() == false)
+            #expect(try outsider.checkForExternalChanges() == false)
             // A session that set no origin (psql, a script): its commits are someone else's for everyone.
             try outsider.write { context in
                 _ = try context.execute("SET LOCAL persistence.origin = ''")

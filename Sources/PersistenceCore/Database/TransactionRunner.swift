@@ -1,5 +1,5 @@
 import Dispatch
-import ServiceContextModule
+import Tracing
 
 /// Runs blocking transaction work off Swift's cooperative thread pool and awaits its result.
 ///

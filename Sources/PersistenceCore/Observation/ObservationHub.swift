@@ -34,6 +34,8 @@ import Synchronization
 
     private let state = Mutex(State())
     private let changeSubscribers = Atomic<Int>(0)
+    /// Called before each subscription (a server's database starts listening for other servers' commits then).
+    private let subscribed = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Creates a hub with no subscribers; each database (each LMDB environment) has one.
     public init() {}
@@ -110,8 +112,15 @@ import Synchronization
         }
     }
 
+    /// Calls `action` before every subscription from now on: what it sets up (a server's database starts listening for
+    /// other servers' commits) is in place before the observation exists. It runs on the thread making the observation.
+    package func whenSubscribed(_ action: @escaping @Sendable () -> Void) {
+        subscribed.withLock { $0 = action }
+    }
+
     /// Subscribes to commits touching `entities` or `aliases`; returns the registration's id.
     func register(_ subscriber: ObservationSubscriber, entities: Set<String>, aliases: Set<String>) -> Int {
+        subscribed.withLock { $0 }?()
         if subscriber.buffersChanges { changeSubscribers.add(1, ordering: .relaxed) }
         return state.withLock { state in
             let id = state.nextID

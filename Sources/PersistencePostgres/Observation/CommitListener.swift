@@ -1,10 +1,17 @@
 import Foundation
+import NIOPosix
 @_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// A database's ear for other servers' commits: one connection that `LISTEN`s on the store's channel (see
 /// ``CommitNotices``) and publishes each commit another origin made to the database's observers as it arrives — no
 /// polling, and no write of this database needed to notice it.
+///
+/// It starts when the database's first observation is made — listening before that observation exists, so it misses
+/// nothing the observation should see — or at the first ``catchUp()``: a server that only handles requests never pays
+/// for a listening connection, nor for being woken by every commit. When it can't listen at once (the server can't be
+/// reached, or the observation is made on an event loop, where it must not wait), it goes on trying in the background
+/// and, once it listens, tells every observer to read again.
 ///
 /// Its own commits it ignores: they were published with their keys as they committed. A notification names the table,
 /// so observers of other entities aren't woken. When the listening connection drops (a restart, a failover), the
@@ -17,6 +24,13 @@ final class CommitListener: Sendable {
         var noticed = false
         var isClosed = false
         var isReconnecting = false
+        /// Whether listening was asked for (``start()`` or ``catchUp()``).
+        var isStarted = false
+        /// Whether a connection ever listened: a later one may have missed notifications.
+        var hasListened = false
+        /// Whether commits may have gone unheard since observers started (a drop, or a start in the background):
+        /// the next connection that listens tells observers to read again.
+        var mayHaveMissed = false
     }
 
     private let state = Mutex(State())
@@ -26,17 +40,32 @@ final class CommitListener: Sendable {
     private let entities: Set<String>
     private let hub: ObservationHub
 
-    /// Connects and listens before returning: commits from here on are heard.
+    /// A listener that hasn't started.
     /// - Parameter entities: The store's entity names (its tables'); a notice about another table (the aliases')
     ///   tells every observer to read again.
-    init(builder: PostgresBuilder, origin: String, entities: Set<String>, hub: ObservationHub) throws {
+    init(builder: PostgresBuilder, origin: String, entities: Set<String>, hub: ObservationHub) {
         self.builder = builder
         channel = CommitNotices.channel(schema: builder.schema)
         self.origin = origin
         self.entities = entities
         self.hub = hub
-        let connection = try listeningConnection()
-        state.withLock { $0.connection = connection }
+    }
+
+    /// Whether a connection listens now.
+    var isListening: Bool { state.withLock { $0.connection.map { !$0.isClosed } ?? false } }
+
+    /// Starts listening unless started already (cheap then: every observation calls it): on the calling thread, or
+    /// in the background when that fails or the caller is an event loop.
+    func start() {
+        let starting = state.withLock { state -> Bool in
+            guard !state.isStarted, !state.isClosed else { return false }
+            state.isStarted = true
+            return true
+        }
+        guard starting else { return }
+        if MultiThreadedEventLoopGroup.currentEventLoop == nil, (try? reconnect()) != nil { return }
+        state.withLock { $0.mayHaveMissed = true }
+        dropped()
     }
 
     /// Closes the listening connection; nothing is heard afterwards.
@@ -56,6 +85,7 @@ final class CommitListener: Sendable {
     func catchUp() throws -> Bool {
         let connection = try state.withLock { state -> ServerConnection? in
             guard !state.isClosed else { throw closedError }
+            state.isStarted = true
             return state.connection
         }
         if let connection, !connection.isClosed {
@@ -99,6 +129,7 @@ final class CommitListener: Sendable {
     /// connection blocks, and this runs on an event loop).
     private func dropped() {
         let start = state.withLock { state -> Bool in
+            if state.hasListened { state.mayHaveMissed = true }
             guard !state.isClosed, !state.isReconnecting else { return false }
             state.isReconnecting = true
             return true
@@ -119,20 +150,25 @@ final class CommitListener: Sendable {
         }
     }
 
-    /// Opens a new listening connection when the one held is gone; then, since notifications sent meanwhile were
-    /// lost, tells every observer to read again.
+    /// Opens a new listening connection when there is none or the one held is gone; then, when notifications may have
+    /// been lost meanwhile (a drop, or observers that started before it listened), tells every observer to read again.
     private func reconnect() throws {
         let current = state.withLock { $0.connection }
         guard current == nil || current?.isClosed == true else { return }
         let connection = try listeningConnection()
-        let kept = state.withLock { state -> Bool in
-            guard !state.isClosed else { return false }
-            if let current = state.connection, !current.isClosed { return false }
+        let kept = state.withLock { state -> (kept: Bool, announce: Bool) in
+            guard !state.isClosed else { return (false, false) }
+            if let current = state.connection, !current.isClosed { return (false, false) }
             state.connection = connection
-            state.noticed = true
-            return true
+            defer {
+                state.hasListened = true
+                state.mayHaveMissed = false
+            }
+            // Notifications were lost while a listening connection was down: a caller of `catchUp()` hears so.
+            if state.hasListened { state.noticed = true }
+            return (true, state.mayHaveMissed)
         }
-        guard kept else { return connection.close() }
-        hub.publish(.external)
+        guard kept.kept else { return connection.close() }
+        if kept.announce { hub.publish(.external) }
     }
 }

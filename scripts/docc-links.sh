@@ -13,7 +13,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
-modules=(PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting PersistenceMacros PersistenceCommands)
+modules=(PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting PersistenceMacros
+    PersistenceCommands)
 # --very-verbose prints each extraction command SwiftPM runs, with the module search paths and module maps it needs.
 swift package --very-verbose dump-symbol-graph >"$graphs/dump.log" 2>&1 || { cat "$graphs/dump.log" >&2; exit 1; }
 status=0

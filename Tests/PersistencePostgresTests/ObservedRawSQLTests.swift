@@ -13,12 +13,7 @@ struct ObservedRawSQLTests {
         let items = "SELECT count(*) FROM \"\(builder.schema)\".\"Item\""
         var untracked = ValueObservation.tracking { (context: PostgresContext) in try context.scalar(items) }
             .values(in: db).makeAsyncIterator()
-        do {
-            _ = try await untracked.next()
-            Issue.record("an observation of raw SQL that tracks nothing produced a value")
-        } catch let error as PersistenceError {
-            #expect(error.code == .untrackedRead)
-        }
+        await expectAsyncError(.untrackedRead) { try await untracked.next() }
         var tracked = db.observe(tracking: [Item.self]) { try $0.scalar(items) }.makeAsyncIterator()
         #expect(try await tracked.next() == .integer(0))
         try await db.write { try $0.create(Item(id: 1, label: "a")) }

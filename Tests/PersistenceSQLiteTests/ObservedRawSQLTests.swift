@@ -14,16 +14,11 @@ struct ObservedRawSQLTests {
         let db = try builder(directory).create()
         var untracked = ValueObservation.tracking { (context: SQLiteContext) in try context.scalar(Self.titles) }
             .values(in: db).makeAsyncIterator()
-        do {
-            _ = try await untracked.next()
-            Issue.record("an observation of raw SQL that tracks nothing produced a value")
-        } catch let error as PersistenceError {
-            #expect(error.code == .untrackedRead)
-        }
+        await expectAsyncError(.untrackedRead) { try await untracked.next() }
         #expect(try await untracked.next() == nil, "the observation ended with its error")
         // The same through db.observe(tracking:) with nothing listed.
         var listedNothing = db.observe(tracking: []) { try $0.scalar(Self.titles) }.makeAsyncIterator()
-        await #expect(throws: PersistenceError.self) { _ = try await listedNothing.next() }
+        await expectAsyncError(.untrackedRead) { try await listedNothing.next() }
     }
 
     @Test func aRawReadIsTrackedForWhatItNames() async throws {

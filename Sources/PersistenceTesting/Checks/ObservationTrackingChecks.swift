@@ -96,12 +96,7 @@ enum ObservationTrackingChecks {
         #expect(try await count.next() == 1)
         // A context type the database doesn't have: a typed error from the loop.
         var mismatched = ValueObservation.tracking { (_: ForeignContext) in 0 }.values(in: db).makeAsyncIterator()
-        do {
-            _ = try await mismatched.next()
-            Issue.record("an observation read through another backend's context produced a value")
-        } catch let error as PersistenceError {
-            #expect(error.code == .typeMismatch)
-        }
+        await expectAsyncError(.typeMismatch) { try await mismatched.next() }
         #expect(try await mismatched.next() == nil, "the observation ended with its error")
         #expect(db.observationHub.subscriberCount == 1)
     }

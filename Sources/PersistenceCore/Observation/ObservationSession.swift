@@ -36,13 +36,26 @@ final class ObservationSession<Value: Sendable>: Sendable {
         return (value, seen)
     }
 
-    /// Reads a value off the cooperative pool, as ``readNow()`` does.
+    /// Reads a value off the cooperative pool, as ``readNow()`` does — again, a few times, when the read failed with
+    /// a retryable error (a server's serialization conflict with a concurrent write, a dropped connection): a read
+    /// changes nothing, so running it again is always safe, and one collision shouldn't end an app's observation.
     func read() async throws -> (value: Value, seen: UInt64) {
-        let seen = hub.sequence
-        let (value, footprint) = try await readElsewhere()
-        try track(footprint, seen: seen)
-        return (value, seen)
+        var attempt = 1
+        while true {
+            let seen = hub.sequence
+            do {
+                let (value, footprint) = try await readElsewhere()
+                try track(footprint, seen: seen)
+                return (value, seen)
+            } catch let error as PersistenceError where error.isRetryable && attempt < Self.readAttempts {
+                try await Task.sleep(for: .milliseconds(1 << attempt))
+                attempt += 1
+            }
+        }
     }
+
+    /// How many times an observation's read runs before a retryable error ends the observation.
+    static var readAttempts: Int { 4 }
 
     /// Waits until a commit later than `seen` concerned the observation; `false` when it ended (or its task was
     /// cancelled) instead.

@@ -4,10 +4,11 @@ import Synchronization
 /// it, to stop the observation.
 ///
 /// ```swift
-/// final class TodosModel {
+/// @MainActor final class TodosModel {
+///     private(set) var todos: [Todo] = []
 ///     private var token: ObservationToken?
 ///
-///     @MainActor func appear(_ db: some Database) {
+///     func appear(_ db: some Database) {
 ///         token = ValueObservation.records(Todo.self).start(in: db) { [weak self] todos in self?.todos = todos }
 ///     }
 ///     func disappear() { token?.cancel() }       // or let the model go

@@ -26,7 +26,7 @@ enum ListObservationChecks {
         let first = try await changes.next()
         #expect(first?.elements.map(\.id) == [1, 2, 3, 4])
         #expect(first?.difference == ListDifference(insertions: [0, 1, 2, 3]), "the first value inserts everything")
-        try await db.write { context in
+        try await db.write(retryingUpTo: 10) { context in
             try context.delete(Person.self, id: 2)  // [1, 3, 4] …
             try context.update(Person(id: 1, name: "P1", score: 35))  // moves after 3: [3, 1, 4]
             try context.update(Person(id: 4, name: "Four", score: 40))  // changes in place
@@ -77,7 +77,8 @@ enum ListObservationChecks {
                 }
                 edits.append(person)
             }
-            try await db.write { [edits, deletions] context in
+            // A server may refuse a write that collides with the observation's read (nothing committed): again.
+            try await db.write(retryingUpTo: 10) { [edits, deletions] context in
                 for id in deletions { try context.delete(Person.self, id: id) }
                 for person in edits { try context.upsert(person) }
             }

@@ -52,6 +52,7 @@ extension PostgresContext {
         }
         // Raw SQL may hold literal values: its text is never logged.
         state.instrumentation.trace("raw SQL statement (text not logged)", entity: "")
+        ReadTracker.noteRawStatement()
         return try run(sql, arguments, textAsBytes: false, logged: false)
     }
 }

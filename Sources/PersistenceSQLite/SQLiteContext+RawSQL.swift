@@ -45,6 +45,7 @@ extension SQLiteContext {
         let connection = try use(writing: false)
         // Raw SQL may hold literal values: its text is never logged.
         state.instrumentation.trace("raw SQL statement (text not logged)", entity: "")
+        ReadTracker.noteRawStatement()
         let statement = try connection.statement(sql: sql)
         if !statement.isReadOnly {
             _ = try use(writing: true)

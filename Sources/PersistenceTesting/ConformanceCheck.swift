@@ -51,7 +51,8 @@ public enum ConformanceSuite {
         + MutationChecks.all
         + TransactionChecks.all + StorageChecks.all
         + InjectionChecks.all + ConcurrencyChecks.all + ErrorChecks.all + VerificationChecks.all
-        + ObservationChecks.all + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
+        + ObservationChecks.all + AppObservationChecks.all + ObservationTrackingChecks.all + ListObservationChecks.all
+        + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
         + HandWrittenRecordChecks.all + RelationshipChecks.all + AggregateChecks.all + GraphLoadingChecks.all
         + RelationshipQueryChecks.all + ManyToManyChecks.all
 }

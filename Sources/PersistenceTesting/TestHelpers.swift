@@ -43,6 +43,32 @@ public func expectError<R>(
     return nil
 }
 
+/// Records an issue unless `body` throws a `PersistenceError` with `code` — ``expectError(_:_:sourceLocation:_:)``
+/// for async work, such as the next value of an observation whose read fails.
+///
+/// ```swift
+/// var values = db.observe(Stranger.self).makeAsyncIterator()
+/// await expectAsyncError(.unknownEntity) { try await values.next() }
+/// ```
+@discardableResult
+public func expectAsyncError<R>(
+    _ code: PersistenceError.Code, _ comment: Comment? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> R
+) async -> PersistenceError? {
+    do {
+        _ = try await body()
+        Issue.record(
+            "expected a PersistenceError .\(code), nothing was thrown. \(comment?.rawValue ?? "")",
+            sourceLocation: sourceLocation)
+    } catch let error as PersistenceError {
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        return error
+    } catch {
+        Issue.record("expected a PersistenceError .\(code), got \(error)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
 /// Cancels a task once it is known, from any thread — for code (a progress handler, a transaction block) that runs
 /// inside the task's work and wants to cancel it midway.
 public final class TaskCanceller: Sendable {

@@ -157,6 +157,14 @@ extension PersistenceError.Code {
     /// later is safe.
     public static let unreachable = Self(rawValue: "unreachable")
 
+    // Observation
+
+    /// An observation's read ran raw SQL, whose tables can't be inferred, and the observation tracks nothing
+    /// else: it would never see a change. Name what the SQL reads with `tracking:`
+    /// (``ValueObservation/tracking(_:aliases:_:)-(_,_,(DatabaseContext)->Value)`` or
+    /// ``Database/observe(tracking:aliases:_:)``). Thrown from the observation, which then ends.
+    public static let untrackedRead = Self(rawValue: "untrackedRead")
+
     // Storage
 
     /// The disk or the map is full.

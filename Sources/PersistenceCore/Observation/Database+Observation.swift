@@ -13,8 +13,10 @@ extension Database {
     /// task.cancel()                                 // ends the observation
     /// ```
     ///
-    /// Writes to other types and writes that roll back produce no value. See ``ObservedValues`` for ordering,
-    /// coalescing and how the observation ends.
+    /// Writes to other types and writes that roll back produce no value, and neither does a write that leaves the
+    /// result as it was (for `Equatable` entities). See ``ObservedValues`` for ordering, coalescing, duplicates and
+    /// how the observation ends; this is ``ValueObservation/records(_:where:sortedBy:limit:offset:)`` started with
+    /// ``ValueObservation/values(in:)``.
     /// - Throws: From the loop: what the read throws, such as ``PersistenceError/Code/unknownEntity`` or
     ///   ``PersistenceError/Code/unknownAttribute``; the observation then ends.
     public func observe<E: Entity>(
@@ -27,31 +29,29 @@ extension Database {
     /// Observes the records of a type matching a query (and, for a condition on related records, after writes to
     /// the related entities too).
     public func observe<E: Entity>(_ type: E.Type, query: Query) -> ObservedValues<[E]> {
-        observe(tracking: [E.self] + (query.condition?.relatedEntityTypes(of: E.self) ?? [])) { context in
-            try context.recover(E.self, query: query)
-        }
+        ValueObservation.records(type, query: query).values(in: self)
     }
 
     /// Observes one record by primary key: the record, each new version of it, and `nil` while there is none.
     public func observe<E: Entity>(_ type: E.Type, id: E.ID) -> ObservedValues<E?> {
-        observe(tracking: [E.self]) { context in try context.recover(E.self, id: id) }
+        ValueObservation.record(type, id: id).values(in: self)
     }
 
     /// Observes any read: `fetch` runs in a read transaction at once, then again after each committed write that
-    /// changed records of one of `entities` or set or removed one of `aliases`.
+    /// changed records of one of `entities`, set or removed one of `aliases`, or changed what the last run of
+    /// `fetch` read through the context's typed operations (tracked without being listed: see ``ValueObservation``).
     ///
     /// ```swift
     /// let unread = db.observe(tracking: [Message.self]) { try $0.count(Message.self, where: Field("read") == false) }
     /// ```
+    ///
+    /// - Throws: From the loop: what `fetch` throws; ``PersistenceError/Code/untrackedRead`` when `fetch` ran raw SQL
+    ///   and `entities` and `aliases` are both empty.
     public func observe<R: Sendable>(
         tracking entities: [any Entity.Type], aliases: [String] = [],
         _ fetch: @escaping @Sendable (Context) throws -> R
     ) -> ObservedValues<R> {
-        ObservedValues(
-            hub: observationHub, entities: Set(entities.map { $0.entityName }), aliases: Set(aliases)
-        ) {
-            try await self.read(fetch)
-        }
+        ValueObservation.tracking(entities, aliases: aliases, fetch).values(in: self)
     }
 
     /// Observes the record an alias names: the record first (or `nil`), then again whenever the alias is set to
@@ -63,12 +63,12 @@ extension Database {
     /// }
     /// ```
     public func observeAlias<E: Entity>(_ name: String, as type: E.Type = E.self) -> ObservedValues<E?> {
-        observe(tracking: [E.self], aliases: [name]) { context in try context.alias(name, as: E.self) }
+        ValueObservation.alias(name, as: type).values(in: self)
     }
 
     /// Observes the records a list alias names, in its order.
     public func observeAliasList<E: Entity>(_ name: String, as type: E.Type = E.self) -> ObservedValues<[E]> {
-        observe(tracking: [E.self], aliases: [name]) { context in try context.aliasList(name, as: E.self) }
+        ValueObservation.aliasList(name, as: type).values(in: self)
     }
 
     /// The change sets of a type: for each committed write that changed its records, the primary keys inserted,

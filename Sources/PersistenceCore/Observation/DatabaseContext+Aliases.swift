@@ -72,6 +72,7 @@ extension DatabaseContext {
 
     private func checkedTarget<E: Entity>(_ name: String, _ type: E.Type) throws -> AliasTarget? {
         try AliasTarget.validate(name: name)
+        ReadTracker.noteAlias(name)
         guard let target = try aliasTarget(named: name) else { return nil }
         guard target.entity == E.entityName else {
             throw PersistenceError(

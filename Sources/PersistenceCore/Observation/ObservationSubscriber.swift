@@ -66,6 +66,31 @@ final class ObservationSubscriber: Sendable {
         }
     }
 
+    /// Subscribes to commits touching `entities` or `aliases` instead of what it subscribed to so far (an observed
+    /// read reached other entities than the one before). The new registration is in place before the old one
+    /// leaves, so no commit falls between them.
+    func track(entities: Set<String>, aliases: Set<String>) {
+        // The hub is never called under this lock: the hub calls ``deliver(_:sequence:)`` under its own.
+        let id = hub.register(self, entities: entities, aliases: aliases)
+        let replaced = state.withLock { state -> Int? in
+            guard !state.isEnded else { return id }
+            defer { state.registration = id }
+            return state.registration
+        }
+        if let replaced { hub.unregister(replaced, buffersChanges: buffersChanges) }
+    }
+
+    /// Wakes the consumer as if the commit numbered `sequence` had concerned this observation: it may have touched
+    /// what the observation began tracking only after that commit was published.
+    func noteCommit(_ sequence: UInt64) {
+        state.withLock { state in
+            guard !state.isEnded, sequence > state.latest else { return }
+            state.latest = sequence
+            state.waiter?.resume(returning: true)
+            state.waiter = nil
+        }
+    }
+
     /// Waits until a commit later than `seen` concerned this observation; `false` when the observation ended
     /// (its task was cancelled) instead.
     func waitForCommit(after seen: UInt64) async -> Bool {

@@ -1,15 +1,21 @@
 /// The values of an observed read: the current value first, then a fresh one after each committed write that
 /// touches what the read depends on.
 ///
-/// Made by ``Database/observe(_:where:sortedBy:limit:offset:)`` and its siblings. Each value is read in its own
-/// read transaction, so it is a consistent snapshot of committed data: never a torn value, never one from a write
-/// that rolled back. Values come in commit order. A consumer slower than the writes sees the latest value and
-/// skips the ones in between (values coalesce; they are never queued), and a value may repeat when a write touched
-/// the entity without changing the result, or committed while the previous value was being read.
+/// Made by ``Database/observe(_:where:sortedBy:limit:offset:)`` and its siblings, or by ``ValueObservation/values(in:)``
+/// from a reusable description. Each value is read in its own read transaction, so it is a consistent snapshot of
+/// committed data: never a torn value, never one from a write that rolled back. Values come in commit order. A
+/// consumer slower than the writes sees the latest value and skips the ones in between (values coalesce; they are
+/// never queued).
+///
+/// **No duplicates.** A value equal to the last one delivered is not delivered again — a write that touched the
+/// entity without changing the result, or a commit that landed while the previous value was being read, produces
+/// nothing. That holds by default when `Element` is `Equatable` (arrays and optionals of `Equatable` entities are);
+/// ``removeDuplicates(by:)`` compares otherwise, ``allowingDuplicates()`` delivers every value read.
 ///
 /// The observation starts when it is made: a write that commits between `observe(…)` and the first iteration is
 /// in the first value. It ends when the iterating task is cancelled, when the sequence and its iterator are
-/// released, or when a read fails (the error is thrown from the loop). Iterate it once.
+/// released, or when a read fails (the error is thrown from the loop). Iterate it once; for another observation of
+/// the same read, start its ``ValueObservation`` again.
 ///
 /// ```swift
 /// for try await users in db.observe(User.self, sortedBy: [.ascending("name")]) {
@@ -19,102 +25,49 @@
 public struct ObservedValues<Element: Sendable>: AsyncSequence, Sendable {
     public typealias Failure = any Error
 
-    private let subscriber: ObservationSubscriber
-    private let hub: ObservationHub
-    private let fetch: @Sendable () async throws -> Element
+    private let session: ObservationSession<Element>
+    private var observation: ValueObservation<Element>
 
-    /// Observes what `fetch` reads, re-reading after each commit touching `entities` or `aliases`.
-    init(
-        hub: ObservationHub, entities: Set<String>, aliases: Set<String> = [],
-        fetch: @escaping @Sendable () async throws -> Element
-    ) {
-        self.hub = hub
-        self.fetch = fetch
-        subscriber = ObservationSubscriber(hub: hub, entities: entities, aliases: aliases, buffersChanges: false)
+    /// Starts `observation` on `db`: registered from now on.
+    init<D: Database>(_ observation: ValueObservation<Element>, in db: D) {
+        self.observation = observation
+        session = ObservationSession(observation, in: db)
     }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(subscriber: subscriber, hub: hub, fetch: fetch) }
+    public func makeAsyncIterator() -> Iterator { Iterator(cursor: ObservationCursor(observation, session: session)) }
+
+    /// The same values, leaving out a value for which `isDuplicate(last, value)` is `true`, `last` being the last
+    /// value delivered.
+    ///
+    /// ```swift
+    /// for try await users in db.observe(User.self).removeDuplicates(by: { $0.count == $1.count }) { … }
+    /// ```
+    public func removeDuplicates(by isDuplicate: @escaping @Sendable (Element, Element) -> Bool) -> Self {
+        var values = self
+        values.observation = observation.removeDuplicates(by: isDuplicate)
+        return values
+    }
+
+    /// The same values, delivering every value read — equal ones included.
+    public func allowingDuplicates() -> Self {
+        var values = self
+        values.observation = observation.allowingDuplicates()
+        return values
+    }
 
     /// Reads the first value, then waits for each commit that concerns the observation and reads again.
     public struct Iterator: AsyncIteratorProtocol {
-        private let subscriber: ObservationSubscriber
-        private let hub: ObservationHub
-        private let fetch: @Sendable () async throws -> Element
-        private var seen: UInt64?
-        private var isFinished = false
+        private var cursor: ObservationCursor<Element>
 
-        init(
-            subscriber: ObservationSubscriber, hub: ObservationHub,
-            fetch: @escaping @Sendable () async throws -> Element
-        ) {
-            self.subscriber = subscriber
-            self.hub = hub
-            self.fetch = fetch
-        }
+        init(cursor: ObservationCursor<Element>) { self.cursor = cursor }
 
         /// The next value; `nil` once the task is cancelled.
-        public mutating func next() async throws -> Element? {
-            guard !isFinished, !Task.isCancelled else { return finish() }
-            if let seen {
-                guard await subscriber.waitForCommit(after: seen) else { return finish() }
-            }
-            // Noted before the read begins: the read sees at least every commit up to here, so a later one
-            // wakes the next call.
-            seen = hub.sequence
-            do {
-                return try await fetch()
-            } catch is CancellationError {
-                return finish()
-            } catch {
-                _ = finish()
-                throw error
-            }
-        }
-
-        private mutating func finish() -> Element? {
-            isFinished = true
-            subscriber.end()
-            return nil
-        }
+        public mutating func next() async throws -> Element? { try await cursor.next() }
     }
 }
 
-/// The change sets of one entity type, one per commit that changed its records, in commit order.
-///
-/// Made by ``Database/changes(of:)``. Unlike ``ObservedValues`` nothing is coalesced: a consumer slower than the
-/// writes receives every change set, buffered in memory until it catches up — up to 1,000 change sets or 100,000
-/// primary keys in them. Past that, the buffer is replaced by one change set whose ``EntityChanges/isComplete`` is
-/// `false` ("anything may have changed: read again"), and commits that come while it waits are folded into it; so an
-/// observation nobody iterates holds bounded memory. It starts when made, ends when the iterating task is cancelled
-/// or the sequence and its iterator are released. Iterate it once.
-public struct ObservedChanges<E: Entity>: AsyncSequence, Sendable {
-    public typealias Failure = Never
-
-    private let subscriber: ObservationSubscriber
-    private let layout: RecordLayout?
-
-    package init(hub: ObservationHub) {
-        layout = try? SchemaCache.layout(for: E.self)
-        subscriber = ObservationSubscriber(hub: hub, entities: [E.entityName], buffersChanges: true)
-    }
-
-    public func makeAsyncIterator() -> Iterator { Iterator(subscriber: subscriber, layout: layout) }
-
-    /// Waits for each commit's change set.
-    public struct Iterator: AsyncIteratorProtocol {
-        private let subscriber: ObservationSubscriber
-        private let layout: RecordLayout?
-
-        init(subscriber: ObservationSubscriber, layout: RecordLayout?) {
-            self.subscriber = subscriber
-            self.layout = layout
-        }
-
-        /// The next commit's changes to `E`; `nil` once the task is cancelled.
-        public mutating func next() async -> EntityChanges<E>? {
-            guard let changes = await subscriber.nextChanges() else { return nil }
-            guard let layout else { return EntityChanges(isComplete: false) }
-            return EntityChanges(changes.entities[E.entityName], layout: layout)
-        }
-    }
+extension ObservedValues where Element: Equatable {
+    /// The same values, leaving out a value equal to the last one delivered (the default for `Equatable` values,
+    /// unless ``allowingDuplicates()`` said otherwise).
+    public func removeDuplicates() -> Self { removeDuplicates(by: ==) }
 }

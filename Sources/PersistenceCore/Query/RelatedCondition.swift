@@ -64,6 +64,8 @@ extension Condition {
             throw PersistenceError(.unknownEntity, "'\(relationship.target)' is not in the model")
         }
         let targetLayout = graph.layouts[target]
+        // The related records are read in the same statement (a subquery), not looked up: tell an observed read.
+        ReadTracker.noteEntity(named: targetLayout.entity.name)
         let resolved = try condition?.resolve(in: targetLayout, graph: graph)
         if relationship.kind == .manyToMany {
             return try resolveManyToMany(relationship, of: layout, target: target, resolved, count, graph)
@@ -94,6 +96,7 @@ extension Condition {
         _ count: CountComparison, _ graph: ModelGraph
     ) throws -> RelatedCondition {
         let (link, near, far) = try graph.links(of: relationship, of: layout.entity.name)
+        ReadTracker.noteEntity(named: graph.layouts[link].entity.name)
         let targetLayout = graph.layouts[target]
         let linked = condition.map { condition in
             ResolvedCondition.related(

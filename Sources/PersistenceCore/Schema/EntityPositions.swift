@@ -2,7 +2,8 @@
 /// entity (a table mapping, an entity store) in an array in model order and finds it here.
 ///
 /// Typed operations look their entity up on every call, so this is on the hot path of a point lookup: up to
-/// ``linearSearchLimit`` entities it compares type identities one by one, which costs less than hashing one.
+/// ``linearSearchLimit`` entities it compares type identities one by one, which costs less than hashing one. It also
+/// tells the ``ReadTracker`` of an observed read which entities the read uses (one atomic load when none tracks).
 package struct EntityPositions: Sendable {
     /// The entity types, in model order.
     private let types: [ObjectIdentifier]
@@ -20,6 +21,8 @@ package struct EntityPositions: Sendable {
     /// The position of `type` in the model.
     /// - Throws: ``PersistenceError/Code/unknownEntity`` when the type is not part of the model.
     package func position(of type: any Entity.Type) throws -> Int {
+        // Every typed read of every backend comes through here: an observed read learns what it depends on.
+        ReadTracker.noteEntity(type)
         let wanted = ObjectIdentifier(type)
         if types.count <= Self.linearSearchLimit {
             for position in types.indices where types[position] == wanted { return position }

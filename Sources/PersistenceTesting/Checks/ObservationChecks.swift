@@ -163,20 +163,10 @@ enum ObservationChecks {
 
     static func failingRead(_ db: some Database) async throws {
         var strangers = db.observe(Stranger.self).makeAsyncIterator()
-        do {
-            _ = try await strangers.next()
-            Issue.record("observing an entity outside the model produced a value")
-        } catch let error as PersistenceError {
-            #expect(error.code == .unknownEntity)
-        }
+        await expectAsyncError(.unknownEntity, "observing an entity outside the model") { try await strangers.next() }
         #expect(try await strangers.next() == nil, "the observation ended with its error")
         var unknown = db.observe(Person.self, where: Field("shoeSize") == 42).makeAsyncIterator()
-        do {
-            _ = try await unknown.next()
-            Issue.record("observing an unknown attribute produced a value")
-        } catch let error as PersistenceError {
-            #expect(error.code == .unknownAttribute)
-        }
+        await expectAsyncError(.unknownAttribute, "observing an unknown attribute") { try await unknown.next() }
         #expect(db.observationHub.subscriberCount == 0)
     }
 

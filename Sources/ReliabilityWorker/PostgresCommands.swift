@@ -23,7 +23,7 @@ struct ServerStoreOptions: ParsableArguments {
 }
 
 /// `postgres-increment`: increments the shared counter `count` times, each in a write run again on a conflict with
-/// the other writers (`write(retryingUpTo:)`), and prints how many times the write blocks ran.
+/// the other writers (`write(retrying: .collisions(for:))`), and prints how many times the write blocks ran.
 struct PostgresIncrement: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "postgres-increment",
@@ -38,7 +38,8 @@ struct PostgresIncrement: ParsableCommand {
         let db = try store.open([SharedCounter.self])
         var attempts = 0
         for _ in 0..<count {
-            try db.write(retryingUpTo: 1000) { context in
+            // Conflicts with the other writer, and refusals while a long write elsewhere on the server runs.
+            try db.write(retrying: .collisions(for: .seconds(120))) { context in
                 attempts += 1
                 var counter = try context.recover(SharedCounter.self, id: 1) ?? SharedCounter(id: 1, value: 0)
                 counter.value += 1
@@ -59,7 +60,9 @@ struct PostgresOpen: ParsableCommand {
     func run() throws {
         let db = try store.open([SharedCounter.self])
         // The other processes starting beside this one write the same record: a conflict is expected, and retried.
-        try db.write(retryingUpTo: 100) { context in try context.upsert(SharedCounter(id: 1, value: 0)) }
+        try db.write(retrying: .collisions(for: .seconds(120))) { context in
+            try context.upsert(SharedCounter(id: 1, value: 0))
+        }
         print("opened")
     }
 }

@@ -33,6 +33,15 @@ struct RetryPolicyTests {
         #expect(!policy.retriesUnknownOutcome)
     }
 
+    @Test func collisionsForADurationRetryUntilItHasPassedWhateverTheAttempts() {
+        let policy = RetryPolicy.collisions(for: .seconds(30))
+        let conflict = PersistenceError(.conflict, "")
+        #expect(policy.retries(conflict, after: 100_000, elapsed: .seconds(29)))
+        #expect(!policy.retries(conflict, after: 2, elapsed: .seconds(30)))
+        #expect(!policy.retries(PersistenceError(.commitOutcomeUnknown, ""), after: 1, elapsed: .zero))
+        #expect((1...20).allSatisfy { policy.delay(after: $0) <= .milliseconds(64) })
+    }
+
     @Test func retriesOnlyWhatCommittedNothing() {
         let policy = RetryPolicy(maximumAttempts: 3)
         for code in [PersistenceError.Code.conflict, .connectionLost, .busy, .unreachable] {

@@ -208,7 +208,7 @@ struct ServerTests {
                     let base = Int64(writer * 10_000)
                     for step in 0..<1_000 {
                         let id = base + Int64(step / 3)
-                        try await db.write(retryingUpTo: 50) { context in
+                        try await db.write(retrying: .collisions(for: .seconds(120))) { context in
                             switch step % 3 {
                             case 0: try context.create(Item(id: id, label: "new \(step)"))
                             case 1: try context.update(Item(id: id, label: "changed \(step)"))

@@ -66,6 +66,20 @@ public struct RetryPolicy: Sendable, Hashable {
             maximumAttempts: attempts, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(64), jitter: 1)
     }
 
+    /// For writers colliding on one store, retried for up to `duration` rather than a number of attempts: waits of up
+    /// to 1, 2, 4… 64 ms (full jitter). On PostgreSQL, while a long write transaction runs, the server's bookkeeping of
+    /// `SERIALIZABLE` transactions grows coarse and may refuse a short write again and again (40001, "conflict out to
+    /// old pivot") until the long one ends — however few writers collide for real; this outlasts it.
+    ///
+    /// ```swift
+    /// try db.write(retrying: .collisions(for: .seconds(30))) { context in … }
+    /// ```
+    public static func collisions(for duration: Duration) -> RetryPolicy {
+        RetryPolicy(
+            maximumAttempts: .max, initialDelay: .milliseconds(1), maximumDelay: .milliseconds(64), jitter: 1,
+            maximumDuration: duration)
+    }
+
     /// Checks the settings.
     /// - Throws: ``PersistenceError/Code/invalidArgument`` naming the first setting out of range.
     func validate() throws {

@@ -102,12 +102,9 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     /// leaves the transaction usable.
     private func runGuarded(_ sql: String, _ values: [Value], guarded: Bool, entity: String) throws -> [PostgresRow] {
         guard guarded else { return try runFixed(sql, values, entity: entity) }
-        try run("SAVEPOINT persistence_statement")
         do {
             state.instrumentation.trace(sql, entity: entity)
-            let result = try connection.runPrepared(sql, values)
-            try run("RELEASE persistence_statement")
-            return result
+            return try connection.runPreparedInSavepoint(sql, values, savepoint: "persistence_statement")
         } catch let error as PersistenceError where error.endsTransaction {
             // The transaction is over on the server: a conflict or a dropped connection can't be rolled back to here.
             if failure == nil { failure = error }

@@ -1,14 +1,15 @@
 import Foundation
 import PersistenceCore
 import PersistenceTesting
+import Synchronization
 import Testing
 
 @testable import PersistencePostgres
 
 /// Several app servers on one store: each hears the others' commits through `LISTEN`/`NOTIFY`, with no polling and
-/// no write of its own. An observer that never hears waits forever: the time limit fails the test then (3 minutes:
+/// no write of its own. An observer that never hears waits forever: the time limit fails the test then (5 minutes:
 /// in the full PostgreSQL phase these tests wait their turn behind the other suites).
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(5)))
 struct CommitNoticeTests {
     @Test func anotherServersCommitReachesObserversWithoutPolling() async throws {
         let builder = try freshBuilder([Item.self, Counter.self])
@@ -119,6 +120,34 @@ struct CommitNoticeTests {
         }
     }
 
+    @Test func aStoreWhoseTriggersNotifiedAlwaysGetsTheLeasedOnesWhenItOpens() async throws {
+        try await offPool {
+            let builder = try freshBuilder([Item.self])
+            let schema = "\"\(builder.schema)\""
+            // As the version before leases left it: a function that always notifies, and no lease sequence.
+            try builder.create().write { context in
+                _ = try context.execute("DROP SEQUENCE \(schema).persistence_listening")
+                _ = try context.execute(
+                    "CREATE OR REPLACE FUNCTION \(schema).persistence_notify() RETURNS trigger LANGUAGE plpgsql AS "
+                        + "$f$ BEGIN PERFORM pg_notify(TG_ARGV[0], '/' || TG_TABLE_NAME); RETURN NULL; END $f$")
+            }
+            let db = try builder.create()
+            defer { try? db.close() }
+            let source = try db.read {
+                try $0.scalar(
+                    "SELECT p.prosrc FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+                        + "WHERE n.nspname = $1 AND p.proname = 'persistence_notify'", [.text(builder.schema)])
+            }
+            #expect(source == .text(CommitNotices.functionBody(schema: builder.schema)))
+            // It works: a listener hears another database's commit.
+            let other = try builder.create()
+            defer { try? other.close() }
+            #expect(try db.checkForExternalChanges() == false)
+            try other.create(Item(id: 1, label: "after the upgrade"))
+            #expect(try db.checkForExternalChanges() == true)
+        }
+    }
+
     @Test func rawSQLFromOutsideTheLibraryIsHeardToo() async throws {
         try await offPool {
             let builder = try freshBuilder([Item.self])
@@ -139,5 +168,77 @@ struct CommitNoticeTests {
             #expect(try db.checkForExternalChanges() == true)
             #expect(try outsider.checkForExternalChanges() == true, "its own origin was unset for that commit")
         }
+    }
+    @Test func writersNotifyOnlyWhileSomeoneListens() async throws {
+        try await offPool {
+            let builder = try freshBuilder([Item.self])
+            let writer = try builder.create()
+            defer { try? writer.close() }
+            // A session listening on the store's channel by hand: it hears what writers send, and sets no lease.
+            let heard = Mutex<[String]>([])
+            let ear = try ServerConnection.open(builder)
+            defer { ear.close() }
+            try ear.listen(CommitNotices.channel(schema: builder.schema)) { payload in
+                heard.withLock { $0.append(payload) }
+            }
+            try writer.create(Item(id: 1, label: "nobody listens"))
+            try ear.execute("SELECT 1")  // every notification sent before this has arrived
+            #expect(heard.withLock { $0 }.isEmpty, "a commit notified while no database listened")
+
+            let observer = try builder.create()
+            defer { try? observer.close() }
+            #expect(try observer.checkForExternalChanges() == false)  // listens, and holds the lease
+            try writer.create(Item(id: 2, label: "someone listens"))
+            try ear.execute("SELECT 1")
+            #expect(heard.withLock { $0 }.count == 1 && heard.withLock { $0 }.first?.hasSuffix("/Item") == true)
+            let lease = try ear.rows(
+                "SELECT last_value - extract(epoch FROM now())::bigint FROM \"\(builder.schema)\".persistence_listening"
+            )
+            guard case .integer(let remaining)? = lease.first?.first else {
+                Issue.record("no lease: \(lease)")
+                return
+            }
+            #expect((1...Int64(CommitNotices.leaseSeconds)).contains(remaining), "\(remaining) s left")
+        }
+    }
+
+    @Test func aWriteUnderWayBeforeAnyoneListenedReachesObserversWhenItCommits() async throws {
+        let builder = try freshBuilder([Item.self])
+        let writer = try builder.create()
+        let observer = try builder.create()
+        defer {
+            try? writer.close()
+            try? observer.close()
+        }
+        let inside = Atomic<Bool>(false)
+        let commit = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            _ = try? writer.write { context in
+                try context.create(Item(id: 1, label: "written before anyone listened"))
+                inside.store(true, ordering: .releasing)
+                commit.wait()
+            }
+        }
+        while !inside.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        // The write ran its trigger while no lease was held: it won't notify. The observation starts the listener.
+        let firstRead = Atomic<Bool>(false)
+        let seen = Task { () -> [Int] in
+            var counts: [Int] = []
+            for try await items in observer.observe(Item.self) {
+                counts.append(items.count)
+                firstRead.store(true, ordering: .releasing)
+                if counts.count == 2 { break }
+            }
+            return counts
+        }
+        while !firstRead.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
+        commit.signal()
+        // The listener waits for that write to end, then tells observers to read again.
+        let deadline = Task {
+            try await Task.sleep(for: .seconds(30))
+            seen.cancel()
+        }
+        defer { deadline.cancel() }
+        #expect(try await seen.value == [0, 1], "the observer never heard of the write")
     }
 }

@@ -36,8 +36,8 @@ extension Report {
         let notes = [
             "Each run, on a fresh store: the writers connect (not timed), then commit \((rows.first?.operations ?? 0).grouped) "
                 + "transactions between them, each upserting one record whose id no other writer uses; timed from "
-                + "the first writer's start to the last one's end. Ours: one `PostgresDatabase` per writer on one "
-                + "store, each on a thread of its own (`write(retryingUpTo:) { try $0.upsert(person) }`); raw: one "
+                + "the first writer's start to the last one's end. Ours: one `PostgresDatabase` (`poolSize` = writers), "
+                + "a task per writer, async API (`write(retryingUpTo:) { try $0.upsert(person) }`); raw: one "
                 + "`PostgresConnection` per writer, each in a task of its own (`BEGIN ISOLATION LEVEL SERIALIZABLE`, "
                 + "a prepared `INSERT … ON CONFLICT (id) DO UPDATE`, `COMMIT`).",
             "`Retries`: transactions the server rolled back (serialization failures) and the writer ran again, over "

@@ -17,6 +17,12 @@ import Synchronization
 /// so observers of other entities aren't woken. When the listening connection drops (a restart, a failover), the
 /// listener reconnects in the background with growing waits, and once back tells every observer to read again:
 /// notifications sent while it was away are lost.
+///
+/// Writers notify only while a listener's lease is current (see ``CommitNotices``): each listening connection sets
+/// it, and a thread of the listener's renews it every quarter of its length. A transaction that ran the trigger before
+/// the lease was set may not have notified: the listener finds those still running when it starts listening, waits
+/// (in the background) until they end, and then tells every observer to read again. A lease that ran out before its
+/// renewal (the process stalled for a minute) is handled the same way.
 final class CommitListener: Sendable {
     private struct State {
         var connection: ServerConnection?
@@ -31,6 +37,10 @@ final class CommitListener: Sendable {
         /// Whether commits may have gone unheard since observers started (a drop, or a start in the background):
         /// the next connection that listens tells observers to read again.
         var mayHaveMissed = false
+        /// How many waits for writers that may not have notified are under way.
+        var waits = 0
+        /// Whether the thread that renews the lease runs.
+        var isRenewing = false
     }
 
     private let state = Mutex(State())
@@ -39,6 +49,8 @@ final class CommitListener: Sendable {
     private let origin: String
     private let entities: Set<String>
     private let hub: ObservationHub
+    /// Signalled by ``close()``: the lease's renewal stops.
+    private let closing = DispatchSemaphore(value: 0)
 
     /// A listener that hasn't started.
     /// - Parameter entities: The store's entity names (its tables'); a notice about another table (the aliases')
@@ -75,12 +87,13 @@ final class CommitListener: Sendable {
             defer { state.connection = nil }
             return state.connection
         }
+        closing.signal()
         connection?.close()
     }
 
     /// Waits until every notification of a commit that ended before this call has been heard, then says whether any
     /// commit of another origin was heard since the last call (or the listener reconnected, and may have missed
-    /// some).
+    /// some, or waits for writers that started before it listened).
     /// - Throws: `closed` after ``close()``; what reconnecting throws while the server can't be reached.
     func catchUp() throws -> Bool {
         let connection = try state.withLock { state -> ServerConnection? in
@@ -97,21 +110,69 @@ final class CommitListener: Sendable {
         }
         return state.withLock { state in
             defer { state.noticed = false }
-            return state.noticed
+            return state.noticed || state.waits > 0
         }
     }
 
-    /// A connection listening on the store's channel, reconnecting when it drops.
-    private func listeningConnection() throws -> ServerConnection {
+    /// A connection listening on the store's channel, reconnecting when it drops, and the writers that may not have
+    /// notified: those running that ran the trigger before this connection set the lease.
+    private func listeningConnection() throws -> (connection: ServerConnection, earlier: Set<String>) {
         let connection = try ServerConnection.open(builder)
+        let earlier: Set<String>
         do {
             try connection.listen(channel) { [weak self] payload in self?.heard(payload) }
+            _ = try CommitNotices.renewLease(connection, schema: builder.schema)
+            earlier = try CommitNotices.runningWriters(connection, schema: builder.schema)
         } catch {
             connection.close()
             throw error
         }
         connection.whenClosed { [weak self] in self?.dropped() }
-        return connection
+        return (connection, earlier)
+    }
+
+    /// Tells every observer to read again once none of `earlier` (writers that may not have notified) is running —
+    /// on a thread of its own, as they may take long. Gives up when the connection drops: its reconnection announces.
+    private func announceAfter(_ earlier: Set<String>, on connection: ServerConnection) {
+        guard !earlier.isEmpty else { return }
+        state.withLock { $0.waits += 1 }
+        let thread = Thread { [weak self] in
+            guard let self else { return }
+            var running = earlier
+            var pause = 0.002
+            while !running.isEmpty, !state.withLock({ $0.isClosed }) {
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.1)
+                guard let now = try? CommitNotices.runningWriters(connection, schema: builder.schema) else { break }
+                running.formIntersection(now)
+            }
+            let ended = running.isEmpty
+            state.withLock { state in
+                state.waits -= 1
+                if ended { state.noticed = true }
+            }
+            if ended { hub.publish(.external) }
+        }
+        thread.name = "persistence.postgres.listener-wait"
+        thread.start()
+    }
+
+    /// Renews the lease every quarter of its length until the listener closes (on a thread of its own). A lease that
+    /// had run out — writers stopped notifying — tells every observer to read again, and again once the writers that
+    /// ran the trigger meanwhile have ended.
+    private func renewLease() {
+        let interval = Double(CommitNotices.leaseSeconds) / 4
+        while closing.wait(timeout: .now() + interval) == .timedOut {
+            guard let connection = state.withLock({ $0.connection }), !connection.isClosed else { continue }
+            guard let lapsed = try? CommitNotices.renewLease(connection, schema: builder.schema), lapsed else {
+                continue  // renewed, or the connection dropped: its reconnection sets the lease again
+            }
+            state.withLock { $0.noticed = true }
+            hub.publish(.external)
+            if let earlier = try? CommitNotices.runningWriters(connection, schema: builder.schema) {
+                announceAfter(earlier, on: connection)
+            }
+        }
     }
 
     /// A notification (on the connection's event loop): publishes another origin's commit.
@@ -155,20 +216,28 @@ final class CommitListener: Sendable {
     private func reconnect() throws {
         let current = state.withLock { $0.connection }
         guard current == nil || current?.isClosed == true else { return }
-        let connection = try listeningConnection()
-        let kept = state.withLock { state -> (kept: Bool, announce: Bool) in
-            guard !state.isClosed else { return (false, false) }
-            if let current = state.connection, !current.isClosed { return (false, false) }
+        let (connection, earlier) = try listeningConnection()
+        let kept = state.withLock { state -> (kept: Bool, announce: Bool, renew: Bool) in
+            guard !state.isClosed else { return (false, false, false) }
+            if let current = state.connection, !current.isClosed { return (false, false, false) }
             state.connection = connection
+            let renew = !state.isRenewing
+            state.isRenewing = true
             defer {
                 state.hasListened = true
                 state.mayHaveMissed = false
             }
             // Notifications were lost while a listening connection was down: a caller of `catchUp()` hears so.
             if state.hasListened { state.noticed = true }
-            return (true, state.mayHaveMissed)
+            return (true, state.mayHaveMissed, renew)
         }
         guard kept.kept else { return connection.close() }
         if kept.announce { hub.publish(.external) }
+        announceAfter(earlier, on: connection)
+        if kept.renew {
+            let thread = Thread { [weak self] in self?.renewLease() }
+            thread.name = "persistence.postgres.listener-lease"
+            thread.start()
+        }
     }
 }

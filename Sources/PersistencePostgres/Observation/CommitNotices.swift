@@ -1,3 +1,4 @@
+import Foundation
 import PersistenceCore
 import PersistenceSQL
 import PostgresNIO
@@ -9,6 +10,14 @@ import PostgresNIO
 ///
 /// A trigger rather than a statement of the writer's: it costs the writer no round trip, and it also sees writes
 /// made without this library — `psql`, another tool, a migration of another server.
+///
+/// **Only while someone listens.** A transaction that notifies takes a server-wide lock through its commit, so
+/// concurrent writers would commit one at a time. The trigger therefore notifies only while a listener's lease is
+/// current: a sequence of the store's (`persistence_listening`, not transactional: every transaction sees its latest
+/// value) holds the time until which someone listens, and each listener renews it (see ``CommitListener``). Each run
+/// of the trigger also takes a shared advisory lock of the store's until its transaction ends, so that a listener
+/// that has just set the lease can find every transaction that ran the trigger before — and may not have notified —
+/// and wait for them to end before it trusts notices alone.
 enum CommitNotices {
     /// The session setting each of a database's connections sets at login to the database's own id; the trigger puts
     /// it in the notification, so a database's listener can tell its own commits (already published, with their
@@ -29,31 +38,92 @@ enum CommitNotices {
         return (payload[..<slash], payload[payload.index(after: slash)...])
     }
 
-    /// Makes sure every table in `tables` (unqualified names in `schema`) notifies, in the transaction under way:
-    /// creates the function and the triggers that are missing — a store made before notifications existed gains
-    /// them when it opens, and a table a migration rebuilt gets its trigger back. Tables that already notify cost one
-    /// catalog query in all.
-    static func ensure(_ connection: ServerConnection, schema: String, tables: [String]) throws {
-        let present = Set(
-            try connection.run(
-                "SELECT c.relname FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid "
-                    + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND t.tgname = $2",
-                [.text(schema), .text(triggerName)], textAsBytes: false
-            ).rows.map { try $0.decode(String.self) })
-        let missing = tables.filter { !present.contains($0) }
-        guard !missing.isEmpty else { return }
-        let function = PostgresSchemaStore.qualified(schema, triggerName)
+    /// The sequence that holds until when (Unix seconds, the server's clock) someone listens.
+    static let leaseSequence = "persistence_listening"
+    /// How long a listener's lease lasts; it renews it four times as often.
+    static let leaseSeconds = 60
+
+    /// The store's advisory lock that the trigger takes shared: two 31-bit keys (the two-key form, apart from the
+    /// migration lock's one-key form), from the schema name.
+    static func triggerLockKeys(schema: String) -> (Int32, Int32) {
+        let key = UInt64(bitPattern: PostgresSchemaStore.lockKey(schema: schema))
+        return (Int32(truncatingIfNeeded: key >> 33), Int32(truncatingIfNeeded: key & 0x7fff_ffff))
+    }
+
+    /// The trigger function's body for the store in `schema`.
+    static func functionBody(schema: String) -> String {
+        let (first, second) = triggerLockKeys(schema: schema)
+        let lease = PostgresSchemaStore.qualified(schema, leaseSequence).replacingOccurrences(of: "'", with: "''")
         // `missing_ok`: a writer that set no origin (a tool, psql) notifies with an empty one.
-        try connection.execute(
-            """
-            CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $persistence$
+        return """
+
             BEGIN
-                PERFORM pg_notify(
-                    TG_ARGV[0], coalesce(current_setting('\(originSetting)', true), '') || '/' || TG_TABLE_NAME);
+                PERFORM pg_catalog.pg_advisory_xact_lock_shared(\(first), \(second));
+                IF coalesce(pg_catalog.pg_sequence_last_value('\(lease)'::pg_catalog.regclass), 0)
+                    > extract(epoch FROM pg_catalog.clock_timestamp()) THEN
+                    PERFORM pg_catalog.pg_notify(TG_ARGV[0],
+                        coalesce(pg_catalog.current_setting('\(originSetting)', true), '') || '/' || TG_TABLE_NAME);
+                END IF;
                 RETURN NULL;
             END
-            $persistence$
-            """)
+
+            """
+    }
+
+    /// Sets the store's lease to the server's time plus ``leaseSeconds``; returns whether it had run out (or never
+    /// been set) — writers didn't notify until now.
+    static func renewLease(_ connection: ServerConnection, schema: String) throws -> Bool {
+        let sequence = PostgresSchemaStore.qualified(schema, leaseSequence)
+        let row = try connection.run(
+            "WITH old AS (SELECT coalesce(pg_catalog.pg_sequence_last_value($1::regclass), 0) AS until) "
+                + "SELECT old.until < extract(epoch FROM clock_timestamp()), "
+                + "setval($1::regclass, (extract(epoch FROM clock_timestamp()) + $2)::bigint) FROM old",
+            [.text(sequence), .integer(Int64(leaseSeconds))], textAsBytes: false
+        ).rows.first
+        guard let row else { return true }
+        let (lapsed, _) = try row.decode((Bool, Int64).self)
+        return lapsed
+    }
+
+    /// The transactions (their virtual ids) that ran the store's trigger and haven't ended: they hold its advisory
+    /// lock shared until they do.
+    static func runningWriters(_ connection: ServerConnection, schema: String) throws -> Set<String> {
+        let (first, second) = triggerLockKeys(schema: schema)
+        return Set(
+            try connection.run(
+                "SELECT virtualtransaction FROM pg_catalog.pg_locks WHERE locktype = 'advisory' AND granted "
+                    + "AND database = (SELECT oid FROM pg_catalog.pg_database WHERE datname = current_database()) "
+                    + "AND classid::int8 = $1 AND objid::int8 = $2 AND objsubid = 2",
+                [.integer(Int64(first)), .integer(Int64(second))], textAsBytes: false
+            ).rows.map { try $0.decode(String.self) })
+    }
+
+    /// Makes sure every table in `tables` (unqualified names in `schema`) notifies, in the transaction under way:
+    /// creates the lease sequence, the function and the triggers that are missing, and replaces a function of an
+    /// older version — a store made before notifications existed gains them when it opens, and a table a migration
+    /// rebuilt gets its trigger back. A store that is up to date costs one catalog query in all.
+    static func ensure(_ connection: ServerConnection, schema: String, tables: [String]) throws {
+        let found = try connection.run(
+            "SELECT c.relname, NULL FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid "
+                + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND t.tgname = $2 "
+                + "UNION ALL SELECT NULL, p.prosrc FROM pg_catalog.pg_proc p "
+                + "JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = $2",
+            [.text(schema), .text(triggerName)], textAsBytes: false
+        ).rows.map { try $0.decode((String?, String?).self) }
+        let present = Set(found.compactMap(\.0))
+        let body = functionBody(schema: schema)
+        let missing = tables.filter { !present.contains($0) }
+        let current = found.contains { $0.1 == body }
+        guard !missing.isEmpty || !current else { return }
+        let function = PostgresSchemaStore.qualified(schema, triggerName)
+        if !current {
+            try connection.execute(
+                "CREATE SEQUENCE IF NOT EXISTS \(PostgresSchemaStore.qualified(schema, leaseSequence))")
+            // The owner's rights: a writer whose role may write the tables but not read the sequence still writes.
+            try connection.execute(
+                "CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER "
+                    + "SET search_path = pg_catalog, pg_temp AS $persistence$\(body)$persistence$")
+        }
         let channel = channel(schema: schema)
         for table in missing {
             try connection.execute(
@@ -63,9 +133,11 @@ enum CommitNotices {
         }
     }
 
-    /// Drops the trigger function (with its tables' triggers, which go with the tables anyway), when deleting a store.
+    /// Drops the trigger function (with its tables' triggers, which go with the tables anyway) and the lease
+    /// sequence, when deleting a store.
     static func drop(_ connection: ServerConnection, schema: String) throws {
         try connection.execute(
             "DROP FUNCTION IF EXISTS \(PostgresSchemaStore.qualified(schema, triggerName))() CASCADE")
+        try connection.execute("DROP SEQUENCE IF EXISTS \(PostgresSchemaStore.qualified(schema, leaseSequence))")
     }
 }

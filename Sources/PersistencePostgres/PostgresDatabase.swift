@@ -131,11 +131,14 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
         try driver.run(
             writable: writable,
             begin: {
-                try connection.execute(
+                // Not waited for: the transaction's first statement follows it, and its wait reports a failed BEGIN.
+                connection.send(
                     writable
                         ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             },
             commit: {
+                // A transaction that ran no statement: a failed BEGIN is its own error, not an unknown commit outcome.
+                try connection.settle()
                 do {
                     let outcome = try connection.run("COMMIT")
                     guard outcome.metadata.command == "COMMIT" else {

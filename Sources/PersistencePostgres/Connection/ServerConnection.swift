@@ -120,6 +120,7 @@ final class ServerConnection: @unchecked Sendable {
         connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger) { row in
             try queue.push(row)
         }.whenComplete { outcome in queue.finish(outcome.map { _ in () }) }
+        try settle()
         var batch: [PostgresRow] = []
         var failure: (any Error)?
         var closedWhileWaiting = false
@@ -158,7 +159,36 @@ final class ServerConnection: @unchecked Sendable {
     /// Blocks until the server's answer arrives — or the connection is found closed while it waits: postgres-nio
     /// can leave a query sent just as the server ends the connection (`pg_terminate_backend`, a restart) unanswered
     /// forever, and a user's write must fail with `connectionLost` then, not hang.
+    /// Waits for `future`, then for a statement ``send(_:)`` sent earlier (answered already: the server answers in
+    /// order); that statement's failure is thrown rather than this one's, which followed from it.
     private func awaitAnswer<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
+        let outcome = Result { try wait(for: future) }
+        try settle()
+        return try outcome.get()
+    }
+
+    /// The statement ``send(_:)`` sent and nothing has waited for yet.
+    private var unanswered: EventLoopFuture<PostgresQueryResult>?
+
+    /// Sends a statement without parameters and returns without waiting for its answer: postgres-nio sends what is
+    /// asked next only once the server answered it, and the next call that waits reports its failure. A transaction's
+    /// `BEGIN`, which its first statement follows at once: one wait less per transaction.
+    func send(_ sql: String) {
+        unanswered = connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+    }
+
+    /// Waits for the statement ``send(_:)`` sent, if nothing has yet; throws its failure.
+    func settle() throws {
+        guard let pending = unanswered else { return }
+        unanswered = nil
+        do {
+            _ = try wait(for: pending)
+        } catch {
+            throw translate(statementError: error)
+        }
+    }
+
+    private func wait<T: Sendable>(for future: EventLoopFuture<T>) throws -> T {
         let answered = DispatchSemaphore(value: 0)
         let result = Mutex<Result<T, any Error>?>(nil)
         future.whenComplete { outcome in

@@ -32,6 +32,23 @@ struct ConnectionTests {
         #expect(rows == [values])
     }
 
+    /// `BEGIN` goes out without a wait: the next wait reports its failure first, even when the statement after it
+    /// worked (it ran outside any transaction), and a failure is reported once.
+    @Test func aStatementSentWithoutWaitingHasItsFailureReportedByTheNextWait() async throws {
+        try await offPool {
+            let connection = try ServerConnection.open(try freshBuilder([Probe.self]))
+            defer { connection.close() }
+            connection.send("BEGIN ISOLATION LEVEL NO_SUCH_LEVEL")
+            let failure = expectError(.invalidStatement) { try connection.rows("SELECT 1") }
+            #expect(String(describing: failure).contains("NO_SUCH_LEVEL"), "\(String(describing: failure))")
+            #expect(try connection.rows("SELECT 2") == [[.integer(2)]], "reported once")
+            connection.send("BEGIN")
+            try connection.settle()
+            try connection.execute("ROLLBACK")
+            try connection.settle()  // nothing left to wait for
+        }
+    }
+
     @Test func refusesAWrongPasswordWithoutSayingIt() throws {
         var builder = try PostgresBuilder(url: serverURL(), model: probeModel)
         builder.username = "secret_user"

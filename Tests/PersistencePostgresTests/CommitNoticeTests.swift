@@ -148,6 +148,36 @@ struct CommitNoticeTests {
         }
     }
 
+    @Test func aRoleThatMayOnlyReadTheStoreObservesOtherServersCommits() async throws {
+        try await offPool {
+            let builder = try freshBuilder([Item.self])
+            let writer = try builder.create()
+            defer { try? writer.close() }
+            let role = "reader_\(builder.schema)"
+            let schema = "\"\(builder.schema)\""
+            try writer.write { context in
+                _ = try context.execute("CREATE ROLE \"\(role)\" LOGIN")
+                _ = try context.execute("GRANT USAGE ON SCHEMA \(schema) TO \"\(role)\"")
+                _ = try context.execute("GRANT SELECT ON ALL TABLES IN SCHEMA \(schema) TO \"\(role)\"")
+            }
+            defer {
+                _ = try? writer.write { context in
+                    _ = try context.execute("DROP OWNED BY \"\(role)\"")
+                    _ = try context.execute("DROP ROLE \"\(role)\"")
+                }
+            }
+            var readOnly = builder
+            readOnly.username = role
+            let observer = try readOnly.create()
+            defer { try? observer.close() }
+            // Listening renews the lease through the store's function, with its owner's rights.
+            #expect(try observer.checkForExternalChanges() == false)
+            try writer.create(Item(id: 1, label: "heard by a reader"))
+            #expect(try observer.checkForExternalChanges() == true)
+            #expect(try observer.count(Item.self) == 1)
+        }
+    }
+
     @Test func rawSQLFromOutsideTheLibraryIsHeardToo() async throws {
         try await offPool {
             let builder = try freshBuilder([Item.self])

@@ -40,6 +40,9 @@ enum CommitNotices {
 
     /// The sequence that holds until when (Unix seconds, the server's clock) someone listens.
     static let leaseSequence = "persistence_listening"
+    /// The function a listener calls to renew the lease: with the owner's rights, so a role that may only read the
+    /// store may observe it.
+    static let leaseFunction = "persistence_renew_lease"
     /// How long a listener's lease lasts; it renews it four times as often.
     static let leaseSeconds = 60
 
@@ -50,10 +53,15 @@ enum CommitNotices {
         return (Int32(truncatingIfNeeded: key >> 33), Int32(truncatingIfNeeded: key & 0x7fff_ffff))
     }
 
+    /// The lease sequence's name as a string literal's content.
+    private static func leaseLiteral(schema: String) -> String {
+        PostgresSchemaStore.qualified(schema, leaseSequence).replacingOccurrences(of: "'", with: "''")
+    }
+
     /// The trigger function's body for the store in `schema`.
     static func functionBody(schema: String) -> String {
         let (first, second) = triggerLockKeys(schema: schema)
-        let lease = PostgresSchemaStore.qualified(schema, leaseSequence).replacingOccurrences(of: "'", with: "''")
+        let lease = leaseLiteral(schema: schema)
         // `missing_ok`: a writer that set no origin (a tool, psql) notifies with an empty one.
         return """
 
@@ -70,19 +78,30 @@ enum CommitNotices {
             """
     }
 
+    /// The lease function's body: sets the lease to the server's time plus ``leaseSeconds``; returns whether it had
+    /// run out (or was never set).
+    static func leaseFunctionBody(schema: String) -> String {
+        let lease = leaseLiteral(schema: schema)
+        return """
+
+            DECLARE
+                until bigint := coalesce(pg_catalog.pg_sequence_last_value('\(lease)'::pg_catalog.regclass), 0);
+            BEGIN
+                PERFORM pg_catalog.setval('\(lease)'::pg_catalog.regclass,
+                    (extract(epoch FROM pg_catalog.clock_timestamp()) + \(leaseSeconds))::bigint);
+                RETURN until < extract(epoch FROM pg_catalog.clock_timestamp());
+            END
+
+            """
+    }
+
     /// Sets the store's lease to the server's time plus ``leaseSeconds``; returns whether it had run out (or never
     /// been set) — writers didn't notify until now.
     static func renewLease(_ connection: ServerConnection, schema: String) throws -> Bool {
-        let sequence = PostgresSchemaStore.qualified(schema, leaseSequence)
         let row = try connection.run(
-            "WITH old AS (SELECT coalesce(pg_catalog.pg_sequence_last_value($1::regclass), 0) AS until) "
-                + "SELECT old.until < extract(epoch FROM clock_timestamp()), "
-                + "setval($1::regclass, (extract(epoch FROM clock_timestamp()) + $2)::bigint) FROM old",
-            [.text(sequence), .integer(Int64(leaseSeconds))], textAsBytes: false
+            "SELECT \(PostgresSchemaStore.qualified(schema, leaseFunction))()", textAsBytes: false
         ).rows.first
-        guard let row else { return true }
-        let (lapsed, _) = try row.decode((Bool, Int64).self)
-        return lapsed
+        return try row?.decode(Bool.self) ?? true
     }
 
     /// The transactions (their virtual ids) that ran the store's trigger and haven't ended: they hold its advisory
@@ -103,26 +122,34 @@ enum CommitNotices {
     /// older version — a store made before notifications existed gains them when it opens, and a table a migration
     /// rebuilt gets its trigger back. A store that is up to date costs one catalog query in all.
     static func ensure(_ connection: ServerConnection, schema: String, tables: [String]) throws {
+        // Rows: a table that has the trigger (its name, no source), or one of the two functions (name and source).
         let found = try connection.run(
             "SELECT c.relname, NULL FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid "
                 + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND t.tgname = $2 "
-                + "UNION ALL SELECT NULL, p.prosrc FROM pg_catalog.pg_proc p "
-                + "JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname = $2",
-            [.text(schema), .text(triggerName)], textAsBytes: false
-        ).rows.map { try $0.decode((String?, String?).self) }
-        let present = Set(found.compactMap(\.0))
+                + "UNION ALL SELECT p.proname, p.prosrc FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
+                + "ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname IN ($2, $3)",
+            [.text(schema), .text(triggerName), .text(leaseFunction)], textAsBytes: false
+        ).rows.map { try $0.decode((String, String?).self) }
+        let present = Set(found.filter { $0.1 == nil }.map(\.0))
         let body = functionBody(schema: schema)
+        let leaseBody = leaseFunctionBody(schema: schema)
         let missing = tables.filter { !present.contains($0) }
-        let current = found.contains { $0.1 == body }
+        let current =
+            found.contains { $0 == (triggerName, body) } && found.contains { $0 == (leaseFunction, leaseBody) }
         guard !missing.isEmpty || !current else { return }
         let function = PostgresSchemaStore.qualified(schema, triggerName)
         if !current {
             try connection.execute(
                 "CREATE SEQUENCE IF NOT EXISTS \(PostgresSchemaStore.qualified(schema, leaseSequence))")
-            // The owner's rights: a writer whose role may write the tables but not read the sequence still writes.
+            // The owner's rights: a writer whose role may write the tables but not read the sequence still writes,
+            // and a listener whose role may only read them still renews the lease.
             try connection.execute(
                 "CREATE OR REPLACE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql SECURITY DEFINER "
                     + "SET search_path = pg_catalog, pg_temp AS $persistence$\(body)$persistence$")
+            try connection.execute(
+                "CREATE OR REPLACE FUNCTION \(PostgresSchemaStore.qualified(schema, leaseFunction))() "
+                    + "RETURNS boolean LANGUAGE plpgsql SECURITY DEFINER "
+                    + "SET search_path = pg_catalog, pg_temp AS $persistence$\(leaseBody)$persistence$")
         }
         let channel = channel(schema: schema)
         for table in missing {
@@ -133,11 +160,12 @@ enum CommitNotices {
         }
     }
 
-    /// Drops the trigger function (with its tables' triggers, which go with the tables anyway) and the lease
+    /// Drops the trigger function (with its tables' triggers, which go with the tables anyway), the lease function and
     /// sequence, when deleting a store.
     static func drop(_ connection: ServerConnection, schema: String) throws {
         try connection.execute(
             "DROP FUNCTION IF EXISTS \(PostgresSchemaStore.qualified(schema, triggerName))() CASCADE")
+        try connection.execute("DROP FUNCTION IF EXISTS \(PostgresSchemaStore.qualified(schema, leaseFunction))()")
         try connection.execute("DROP SEQUENCE IF EXISTS \(PostgresSchemaStore.qualified(schema, leaseSequence))")
     }
 }

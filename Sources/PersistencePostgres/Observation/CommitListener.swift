@@ -127,7 +127,8 @@ final class CommitListener: Sendable {
             connection.close()
             throw error
         }
-        connection.whenClosed { [weak self] in self?.dropped() }
+        let closed = ObjectIdentifier(connection)
+        connection.whenClosed { [weak self] in self?.dropped(closed) }
         return (connection, earlier)
     }
 
@@ -186,10 +187,15 @@ final class CommitListener: Sendable {
         hub.publish(CommittedChanges(entities: [name: changes]))
     }
 
-    /// The listening connection closed: unless the listener was closed, reconnect on a thread of its own (opening a
-    /// connection blocks, and this runs on an event loop).
-    private func dropped() {
+    /// A listening connection closed (`closed`; `nil` for a start that must go to the background): unless the listener
+    /// was closed or it was a spare one, reconnect on a thread of its own (opening a connection blocks, and this runs
+    /// on an event loop).
+    private func dropped(_ closed: ObjectIdentifier? = nil) {
         let start = state.withLock { state -> Bool in
+            // A spare connection closed unused (another one started listening first): nothing was missed.
+            if let closed, let current = state.connection, ObjectIdentifier(current) != closed, !current.isClosed {
+                return false
+            }
             if state.hasListened { state.mayHaveMissed = true }
             guard !state.isClosed, !state.isReconnecting else { return false }
             state.isReconnecting = true

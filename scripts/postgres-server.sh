@@ -51,8 +51,12 @@ start)
     mkdir -p "$dir"
     [ "$(id -u)" -eq 0 ] && chown postgres: "$dir"
     as_server_user "$bin/initdb" -D "$dir/data" -U persistence --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log"
+    # max_connections also sizes PostgreSQL's table of SERIALIZABLE transactions (ten per connection). The test phase
+    # runs ~200 stores at once, one write of ~70 s among them (the 100,000-record reconcile, debug build); with 200
+    # the table filled, the server summarized old transactions, and short writes in other stores failed with 40001
+    # ("conflict out to old pivot") over and over. 1,000 keeps them apart (~60 MB more shared memory).
     as_server_user "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=200" start >&2
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $dir -c fsync=off -c max_connections=1000" start >&2
     psql -h 127.0.0.1 -p "$port" -U persistence -d postgres -q -v ON_ERROR_STOP=1 \
         -c "CREATE DATABASE persistence_test" \
         -c "CREATE ROLE secret_user LOGIN PASSWORD 'correct horse'" >&2

@@ -156,9 +156,6 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
-    /// Blocks until the server's answer arrives — or the connection is found closed while it waits: postgres-nio
-    /// can leave a query sent just as the server ends the connection (`pg_terminate_backend`, a restart) unanswered
-    /// forever, and a user's write must fail with `connectionLost` then, not hang.
     /// Waits for `future`, then for a statement ``send(_:)`` sent earlier (answered already: the server answers in
     /// order); that statement's failure is thrown rather than this one's, which followed from it.
     private func awaitAnswer<T: Sendable>(_ future: EventLoopFuture<T>) throws -> T {
@@ -188,6 +185,9 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Blocks until the server's answer arrives — or the connection is found closed while it waits: postgres-nio
+    /// can leave a query sent just as the server ends the connection (`pg_terminate_backend`, a restart) unanswered
+    /// forever, and a user's write must fail with `connectionLost` then, not hang.
     private func wait<T: Sendable>(for future: EventLoopFuture<T>) throws -> T {
         let answered = DispatchSemaphore(value: 0)
         let result = Mutex<Result<T, any Error>?>(nil)

@@ -13,8 +13,9 @@ public import Tracing
 /// ```
 ///
 /// The store is a PostgreSQL schema on the server (``schema``, `public` by default): one table per entity, plus
-/// `persistence_metadata`, `persistence_aliases` and the sequence `persistence_commits`. Several databases —
-/// several processes, several app servers — may open the same store at once.
+/// `persistence_metadata`, `persistence_aliases`, the commit notices' trigger function `persistence_notify` and the
+/// listeners' lease (the sequence `persistence_listening`, renewed through `persistence_renew_lease()`). Several
+/// databases — several processes, several app servers — may open the same store at once.
 public struct PostgresBuilder: MigratingDatabaseBuilder {
     /// Whether the connection uses TLS.
     public enum TLSMode: String, Sendable {

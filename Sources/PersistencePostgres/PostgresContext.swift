@@ -104,7 +104,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         guard guarded else { return try runFixed(sql, values, entity: entity) }
         do {
             state.instrumentation.trace(sql, entity: entity)
-            return try connection.runPreparedInSavepoint(sql, values, savepoint: "persistence_statement")
+            return try connection.runPreparedInSavepoint(
+                sql, values, setting: "SAVEPOINT persistence_statement", releasing: "RELEASE persistence_statement")
         } catch let error as PersistenceError where error.endsTransaction {
             // The transaction is over on the server: a conflict or a dropped connection can't be rolled back to here.
             if failure == nil { failure = error }

@@ -224,14 +224,18 @@ final class ServerConnection: @unchecked Sendable {
     /// loop as the one before is answered, so the calling thread doesn't wake between them (three round trips, one
     /// wait). When the statement fails the `RELEASE` fails too (the transaction is then aborted up to the savepoint),
     /// so the savepoint stays for the caller's `ROLLBACK TO`.
+    /// - Parameters:
+    ///   - setting: The `SAVEPOINT` statement; `releasing`, its `RELEASE` (constants: nothing is built per statement).
     /// - Throws: the first of the three that failed, the savepoint's before the statement's before the release's.
-    func runPreparedInSavepoint(_ sql: String, _ values: [Value], savepoint: String) throws -> [PostgresRow] {
+    func runPreparedInSavepoint(
+        _ sql: String, _ values: [Value], setting: String, releasing: String
+    ) throws -> [PostgresRow] {
         do {
             let statement = try prepare(sql)
-            let begun = connection.query(PostgresQuery(unsafeSQL: "SAVEPOINT \(savepoint)"), logger: logger)
+            let begun = connection.query(PostgresQuery(unsafeSQL: setting), logger: logger)
                 .map { _ in [PostgresRow]() }
             let ran = statement.execute(values.map(PostgresData.init(typed:)))
-            let released = connection.query(PostgresQuery(unsafeSQL: "RELEASE \(savepoint)"), logger: logger)
+            let released = connection.query(PostgresQuery(unsafeSQL: releasing), logger: logger)
                 .map { _ in [PostgresRow]() }
             let outcomes = try awaitAnswer(
                 EventLoopFuture.whenAllComplete([begun, ran, released], on: released.eventLoop))

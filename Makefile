@@ -112,9 +112,9 @@ test: deps lint
 	@echo "==> test: build with tests"
 	$(SWIFT) build --build-tests
 	@echo "==> test: run the core and embedded backends' tests"
-	$(SWIFT) test --skip-build --disable-xctest --skip PersistencePostgresTests --skip PostgresToolTests --skip PostgresCommandsTests
+	$(SWIFT) test --skip-build --disable-xctest --skip PersistencePostgresTests --skip PostgresToolTests --skip PostgresCommandsTests --skip PersistenceSyncTests
 	@echo "==> test: run the Postgres tests (with a throw-away PostgreSQL server)"
-	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests --filter PostgresToolTests --filter PostgresCommandsTests
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests --filter PostgresToolTests --filter PostgresCommandsTests --filter PersistenceSyncTests
 	@$(MAKE) --no-print-directory consumer-check
 	@$(MAKE) --no-print-directory docs-check
 
@@ -123,7 +123,7 @@ test: deps lint
 # PERSISTENCE_POSTGRES_URL to run against an existing server instead.
 test-postgres: deps
 	$(SWIFT) build --build-tests
-	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests --filter PostgresToolTests --filter PostgresCommandsTests
+	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests --filter PostgresToolTests --filter PostgresCommandsTests --filter PersistenceSyncTests
 
 # The same flow twice: only the builder (and one backend-specific step) differs.
 demo: deps

@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
         .library(name: "PersistencePostgres", targets: ["PersistencePostgres"]),
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
+        // Sync: the embedded side (links no server code) and the server side (links no LMDB) apart.
+        .library(name: "PersistenceSync", targets: ["PersistenceSync"]),
+        .library(name: "PersistenceSyncServer", targets: ["PersistenceSyncServer"]),
         // `@Entity`: an app that doesn't import it doesn't build swift-syntax.
         .library(name: "PersistenceMacros", targets: ["PersistenceMacros"]),
         // `migrate`, `verify` and `export` an app adds to its own executable, with its model and migrations.
@@ -114,6 +117,19 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The sync client of an embedded store and the protocol's wire types: core only, any embedded backend.
+        .target(
+            name: "PersistenceSync",
+            dependencies: ["PersistenceCore"],
+            swiftSettings: swiftSettings
+        ),
+        // The sync server on a PostgreSQL store: its change log, push and pull, conflict policies, and the direct
+        // transport.
+        .target(
+            name: "PersistenceSyncServer",
+            dependencies: ["PersistenceCore", "PersistenceSync", "PersistencePostgres", "PersistenceSQL"],
             swiftSettings: swiftSettings
         ),
         // `@Entity` writes an entity's record code at compile time: the macro's plugin, and the library that declares
@@ -218,6 +234,14 @@ let package = Package(
             dependencies: [
                 "PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "PersistenceSyncTests",
+            dependencies: [
+                "PersistenceCore", "PersistenceSync", "PersistenceSyncServer", "PersistencePostgres",
+                "PersistenceSQLite", "PersistenceLMDB", "PersistenceTesting",
             ],
             swiftSettings: swiftSettings
         ),

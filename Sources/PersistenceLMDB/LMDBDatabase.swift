@@ -50,7 +50,8 @@ public final class LMDBDatabase: FileBackedDatabase, MigratingDatabase, Sendable
         instrumentation: Instrumentation, migrationReport: MigrationReport? = nil
     ) {
         self.stamp = stamp
-        driver = TransactionDriver(instrumentation: instrumentation, observationHub: environment.observationHub)
+        driver = TransactionDriver(
+            instrumentation: instrumentation, observationHub: environment.observationHub, model: stores.model)
         self.instrumentation = instrumentation
         self.migrationReport = migrationReport
         self.fileURL = fileURL

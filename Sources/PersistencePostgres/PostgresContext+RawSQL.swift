@@ -45,6 +45,15 @@ extension PostgresContext {
         try rows(sql, arguments).first?.values.first
     }
 
+    /// The rows of one statement of the library's own on tables outside the model (the sync server's change log and
+    /// clients): unlike raw SQL, it doesn't mark the transaction as having changed any table of the model.
+    package func internalRows(_ sql: String, _ arguments: [Value] = []) throws -> [PostgresResultRow] {
+        try use(writing: false)
+        return try run(sql, arguments, textAsBytes: false, logged: false).rows.map { row in
+            PostgresResultRow(columns: row.map(\.columnName), values: try row.values())
+        }
+    }
+
     private func runRaw(_ sql: String, _ arguments: [Value]) throws -> PostgresQueryResult {
         try use(writing: false)
         guard arguments.count <= Self.maximumParameters else {

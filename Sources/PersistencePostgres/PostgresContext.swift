@@ -120,6 +120,8 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     // MARK: - Typed operations
 
     package var graph: ModelGraph { tables.graph }
+    /// The store's schema.
+    package var schemaName: String { schema }
 
     /// The model's quoted tables when `condition` reaches through a relationship (its subqueries name them).
     func tables(for condition: ResolvedCondition?) -> [String] {

@@ -62,7 +62,7 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
         readers = ConnectionPool(size: builder.poolSize) { try ServerConnection.open(builder, origin: origin) }
         runner = TransactionRunner(label: "persistence.postgres", threads: 2 * builder.poolSize)
         driver = TransactionDriver(
-            instrumentation: instrumentation, observationHub: observationHub, ordersCommits: true)
+            instrumentation: instrumentation, observationHub: observationHub, ordersCommits: true, model: tables.model)
         let listener = CommitListener(
             builder: builder, origin: origin, entities: Set(tables.all.map(\.layout.entity.name)), hub: observationHub)
         self.listener = listener

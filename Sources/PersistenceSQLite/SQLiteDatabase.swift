@@ -66,7 +66,7 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
                 return reader
             }
         runner = TransactionRunner(label: "persistence.sqlite")
-        driver = TransactionDriver(instrumentation: instrumentation, observationHub: observationHub)
+        driver = TransactionDriver(instrumentation: instrumentation, observationHub: observationHub, model: model)
         _ = try writer.withConnection { try noticeExternalCommits($0) }
     }
 

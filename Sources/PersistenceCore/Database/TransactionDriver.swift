@@ -14,11 +14,25 @@ package struct TransactionDriver: Sendable {
     package let observationHub: ObservationHub
     /// Whether writes commit concurrently, so that publications must be put in commit order by tickets.
     package let ordersCommits: Bool
+    /// The sync journal of a synced store's model (``Model/synced()``): each write notes what it changed there just
+    /// before it commits.
+    package let journal: SyncJournal?
 
-    package init(instrumentation: Instrumentation, observationHub: ObservationHub, ordersCommits: Bool = false) {
+    package init(
+        instrumentation: Instrumentation, observationHub: ObservationHub, ordersCommits: Bool = false,
+        model: Model? = nil
+    ) {
         self.instrumentation = instrumentation
         self.observationHub = observationHub
         self.ordersCommits = ordersCommits
+        journal = model.flatMap(SyncJournal.init(model:))
+    }
+
+    /// A write's change recorder: it records primary keys while someone observes change sets, and always in a synced
+    /// store (its journal notes each changed record).
+    @inlinable
+    func recorder(writable: Bool) -> ChangeRecorder? {
+        writable ? ChangeRecorder(recordsKeys: journal != nil || observationHub.recordsKeys) : nil
     }
 
     /// Runs `body` in one transaction that `transaction` begins, hands to its closure, and commits when the closure
@@ -28,19 +42,19 @@ package struct TransactionDriver: Sendable {
     ///   - transaction: Runs its closure inside a transaction of the engine's: begins, calls it once, commits.
     ///   - context: Makes the context of the transaction, with the write's change recorder (`nil` in a read).
     @inlinable
-    package func run<Handle, Context: TransactionContext, R>(
+    package func run<Handle, Context: TransactionContext & DatabaseContext, R>(
         writable: Bool,
         in transaction: (_ inside: (Handle) throws -> R) throws -> R,
         context: (Handle, ChangeRecorder?) throws -> Context,
         _ body: (Context) throws -> R
     ) throws -> R {
         try instrumentation.transaction(writable: writable) {
-            let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
+            let recorder = recorder(writable: writable)
             // The engine's closure only runs these while `run` does: they never escape.
             let result = try withoutActuallyEscaping(context) { context in
                 try withoutActuallyEscaping(body) { body in
                     try transaction { handle in
-                        try Self.inside(writable: writable, try context(handle, recorder), body)
+                        try inside(recorder, try context(handle, recorder), body)
                     }
                 }
             }
@@ -52,7 +66,7 @@ package struct TransactionDriver: Sendable {
     /// Runs `body` in one transaction of an engine that begins, commits and rolls back by statements (SQLite,
     /// PostgreSQL): `begin`, then `body`, then `commit` — `rollback` after any error of either.
     @inlinable
-    package func run<Context: TransactionContext, R>(
+    package func run<Context: TransactionContext & DatabaseContext, R>(
         writable: Bool,
         begin: () throws -> Void,
         commit: () throws -> Void,
@@ -61,11 +75,11 @@ package struct TransactionDriver: Sendable {
         _ body: (Context) throws -> R
     ) throws -> R {
         try instrumentation.transaction(writable: writable) {
-            let recorder = writable ? ChangeRecorder(recordsKeys: observationHub.recordsKeys) : nil
+            let recorder = recorder(writable: writable)
             try begin()
             let result: R
             do {
-                result = try Self.inside(writable: writable, try context(recorder), body)
+                result = try inside(recorder, try context(recorder), body)
             } catch {
                 rollback()
                 throw error
@@ -102,17 +116,23 @@ package struct TransactionDriver: Sendable {
         }
     }
 
-    /// The part of every transaction between begin and commit: the user's block, once, then the backend's last
-    /// checks and the cancellation check; the context expires whatever happens.
+    /// The part of every transaction between begin and commit: the user's block, once, then a synced store's
+    /// journal, the backend's last checks and the cancellation check; the context expires whatever happens.
     @inlinable
-    static func inside<Context: TransactionContext, R>(
-        writable: Bool, _ context: Context, _ body: (Context) throws -> R
+    func inside<Context: TransactionContext & DatabaseContext, R>(
+        _ recorder: ChangeRecorder?, _ context: Context, _ body: (Context) throws -> R
     ) throws -> R {
         defer { context.expire() }
-        let result = try body(context)
+        let result: R
+        if let journal, let recorder {
+            result = try ChangeRecorder.withCurrent(recorder) { try body(context) }
+            try journal.note(recorder, in: context)
+        } else {
+            result = try body(context)
+        }
         try context.prepareCommit()
         // The last moment a cancelled task's write can still be rolled back: never commit it.
-        if writable { try CancellationFlag.checkCurrent() }
+        if recorder != nil { try CancellationFlag.checkCurrent() }
         return result
     }
 }

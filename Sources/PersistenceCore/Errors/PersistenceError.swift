@@ -165,6 +165,12 @@ extension PersistenceError.Code {
     /// ``Database/observe(tracking:aliases:_:)``). Thrown from the observation, which then ends.
     public static let untrackedRead = Self(rawValue: "untrackedRead")
 
+    // Sync
+
+    /// A write of a synced store ran raw SQL that changed tables it can't name, so its changes couldn't be pushed:
+    /// rolled back. Write a synced store's entities through the typed API.
+    public static let untrackedWrite = Self(rawValue: "untrackedWrite")
+
     // Storage
 
     /// The disk or the map is full.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one write transaction changed, recorded as it runs and published to observers once it commits.
 ///
 /// A backend's write context owns one and calls it after each change it makes. It always notes which entities
@@ -26,6 +28,9 @@ package final class ChangeRecorder {
     private(set) var aliases: Set<String> = []
     /// The transaction may have changed anything (raw SQL that touched tables it can't name).
     package private(set) var touchedEverything = false
+    /// The transaction applies changes pulled from a sync server: a synced store's journal doesn't note them as
+    /// local changes to push (``SyncJournal``).
+    package var appliesRemoteChanges = false
 
     /// Starts a transaction's record; `recordsKeys` as the hub's `recordsKeys` says when it begins.
     package init(recordsKeys: Bool) { self.recordsKeys = recordsKeys }
@@ -101,6 +106,14 @@ package final class ChangeRecorder {
         lastLog = nil
     }
 
+    /// Every primary key a change was recorded for, per entity, each once, in the order first changed.
+    package func changedKeys() -> [(entity: String, keys: [Value])] {
+        logs.values.map { log in
+            var seen = Set<Value>()
+            return (log.entity, log.operations.compactMap { seen.insert($0.key).inserted ? $0.key : nil })
+        }
+    }
+
     /// The net changes, per entity: a record inserted then updated is inserted; inserted then deleted, nothing;
     /// deleted then inserted again, updated.
     package func committedChanges() -> CommittedChanges {
@@ -114,6 +127,31 @@ package final class ChangeRecorder {
         return CommittedChanges(entities: entities, aliases: aliases, everything: touchedEverything)
     }
 }
+
+extension ChangeRecorder {
+    /// The recorder of the write transaction whose block the calling thread runs, in a synced store (the
+    /// ``TransactionDriver`` sets it only there); `nil` elsewhere.
+    package static var current: ChangeRecorder? {
+        guard let pointer = pthread_getspecific(currentRecorderKey) else { return nil }
+        return Unmanaged<ChangeRecorder>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Runs `body` with `recorder` as the calling thread's ``current`` recorder.
+    @usableFromInline
+    static func withCurrent<R>(_ recorder: ChangeRecorder, _ body: () throws -> R) rethrows -> R {
+        let previous = pthread_getspecific(currentRecorderKey)
+        pthread_setspecific(currentRecorderKey, Unmanaged.passUnretained(recorder).toOpaque())
+        defer { pthread_setspecific(currentRecorderKey, previous) }
+        return try withExtendedLifetime(recorder) { try body() }
+    }
+}
+
+/// The thread-local slot of ``ChangeRecorder/current``.
+private let currentRecorderKey: pthread_key_t = {
+    var key = pthread_key_t()
+    pthread_key_create(&key, nil)
+    return key
+}()
 
 /// What happened to one record.
 package enum ChangeKind: Sendable {

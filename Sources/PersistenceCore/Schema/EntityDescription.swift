@@ -78,8 +78,11 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         }
         // The library's own tables and SQLite's are named with these prefixes (`persistence_metadata`, a migration's
         // `persistence_new_…`): an entity named so could collide with one of them, on one backend and not another.
+        // The sync journal's entities (``Model/synced()``) are the library's own: no user entity can take their names.
         let lowercased = name.lowercased()
-        if let prefix = Self.reservedPrefixes.first(where: { lowercased.hasPrefix($0) }) {
+        if !SyncJournalNames.all.contains(name),
+            let prefix = Self.reservedPrefixes.first(where: { lowercased.hasPrefix($0) })
+        {
             throw PersistenceError(
                 .invalidSchema,
                 "entity '\(name)' begins with '\(prefix)', which names the library's own tables; choose another name")

@@ -1,0 +1,298 @@
+public import PersistenceCore
+import Synchronization
+
+/// Syncs an embedded store (SQLite or LMDB, of a ``PersistenceCore/Model/synced()`` model) with a server: pushes the
+/// local changes its journal holds, then pulls the server's.
+///
+/// Local writes go on as always — through the database, from any process that opens the store — and each notes the
+/// records it changed in the store's journal in its own transaction. A sync pushes them in batches of whole write
+/// transactions (the server applies each once, however often a batch is sent again), then pulls every change since
+/// the store's cursor, a page at a time, each page applied in one local write that observers see like any other
+/// commit. A pulled change to a record with unpushed local changes is not applied: the local change is pushed, and
+/// the record's conflict policy on the server decides.
+///
+/// ```swift
+/// let model = Model(version: 1, entities: [Note.self]).synced()
+/// let local = try SQLiteBuilder(databaseName: "Notes", model: model).create()
+/// let client = try SyncClient(database: local, model: model, transport: transport)
+/// let report = try await client.sync()
+/// for rejection in report.rejections { print("not kept:", rejection.entity, rejection.reason) }
+/// ```
+public final class SyncClient<Store: Database>: Sendable {
+    /// The local store.
+    public let database: Store
+    private let transport: any SyncTransport
+    private let entities: SyncedEntities
+    /// The most local records one push sends (more when one write changed more).
+    public let pushBatchSize: Int
+    /// The most changes one pulled page holds.
+    public let pullPageSize: Int
+    private let gate = SyncGate()
+    private let rejectionSubscribers = Mutex<[Int: AsyncStream<SyncRejection>.Continuation]>([:])
+    private let nextSubscriber = Atomic<Int>(0)
+
+    /// A client that syncs `database`, a store of `model`, through `transport`.
+    /// - Parameters:
+    ///   - database: The local store; its model must be `model`.
+    ///   - model: The store's model, synced (``PersistenceCore/Model/synced()``).
+    ///   - transport: How to reach the server.
+    ///   - pushBatchSize: The most records one push sends.
+    ///   - pullPageSize: The most changes one pulled page holds.
+    /// - Throws: ``PersistenceError/Code/invalidConfiguration`` when the model isn't synced or a size isn't positive;
+    ///   ``PersistenceError/Code/invalidSchema`` when the model's entities can't be described.
+    public init(
+        database: Store, model: Model, transport: some SyncTransport, pushBatchSize: Int = 500,
+        pullPageSize: Int = 1000
+    ) throws {
+        guard model.isSynced else {
+            throw PersistenceError(
+                .invalidConfiguration, "a synced store's model includes its journal: build it with `model.synced()`")
+        }
+        guard pushBatchSize > 0, pullPageSize > 0 else {
+            throw PersistenceError(.invalidConfiguration, "the push batch and pull page sizes must be positive")
+        }
+        self.database = database
+        self.transport = transport
+        entities = try SyncedEntities(model: model)
+        self.pushBatchSize = pushBatchSize
+        self.pullPageSize = pullPageSize
+    }
+
+    /// Pushes every pending local change, then pulls every server change since the last pull.
+    ///
+    /// Syncs of one client run one at a time (a call waits for the one under way). A sync that fails part-way kept
+    /// what it finished: acknowledged batches are no longer pending, applied pages stay applied; the next sync goes on
+    /// from there.
+    /// - Returns: What was pushed and pulled, and every pushed change the server did not keep.
+    /// - Throws: What the transport or the local store throws (``PersistenceError/Code/unreachable``,
+    ///   ``PersistenceError/Code/connectionLost``…): the sync stopped there, and running it again is safe.
+    @discardableResult
+    public func sync() async throws -> SyncReport {
+        try await gate.serialized {
+            var report = try await self.pushAll()
+            report.pulled = try await self.pullAll()
+            return report
+        }
+    }
+
+    /// Pushes every pending local change (without pulling).
+    @discardableResult
+    public func push() async throws -> SyncReport {
+        try await gate.serialized { try await self.pushAll() }
+    }
+
+    /// Pulls every server change since the last pull (without pushing).
+    /// - Returns: How many changes were pulled.
+    @discardableResult
+    public func pull() async throws -> Int {
+        try await gate.serialized { try await self.pullAll() }
+    }
+
+    /// The changes the server did not keep as pushed, as they come back, to every iteration started before they do.
+    ///
+    /// Each is also in the ``SyncReport`` of the sync that pushed it.
+    public var rejections: AsyncStream<SyncRejection> {
+        let (stream, continuation) = AsyncStream<SyncRejection>.makeStream()
+        let id = nextSubscriber.add(1, ordering: .relaxed).newValue
+        rejectionSubscribers.withLock { $0[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.rejectionSubscribers.withLock { $0.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// How many local records have changes not yet pushed and acknowledged.
+    public func pendingCount() async throws -> Int {
+        try await database.read { context in
+            try context.count(SyncRecordState.self, where: Field("pending") > Int64(0))
+        }
+    }
+
+    // MARK: Push
+
+    private func pushAll() async throws -> SyncReport {
+        var report = SyncReport()
+        let clientID = try await self.clientID()
+        while true {
+            let entries = try await database.read { [entities, pushBatchSize] context in
+                try Self.pendingBatch(in: context, entities: entities, limit: pushBatchSize)
+            }
+            guard !entries.isEmpty else { return report }
+            let push = SyncPush(clientID: clientID, modelVersion: entities.model.version, entries: entries)
+            let result = try await transport.push(push)
+            guard result.outcomes.count == entries.count,
+                zip(result.outcomes, entries).allSatisfy({
+                    $0.sequence == $1.sequence && $0.entity == $1.change.entity && $0.key == $1.change.key
+                })
+            else {
+                throw PersistenceError(.backend, "the sync server answered a push with outcomes of other changes")
+            }
+            let rejections = try await database.write { [entities] context in
+                try SyncJournal.markRemoteApply()
+                return try Self.acknowledge(result, in: context, entities: entities)
+            }
+            report.pushed += entries.count
+            report.rejections += rejections
+            publish(rejections)
+        }
+    }
+
+    /// The oldest pending records, whole outbox sequences of them, with their local state.
+    private static func pendingBatch(
+        in context: some DatabaseContext, entities: SyncedEntities, limit: Int
+    ) throws -> [SyncPush.Entry] {
+        var states = try context.recover(
+            SyncRecordState.self,
+            query: Query(where: Field("pending") > Int64(0), sortedBy: [.ascending("pending")], limit: limit + 1))
+        if states.count > limit, let last = states.last {
+            // Whole sequences only: drop the last one's records unless it is the only one, then take all of it.
+            let cut = states.filter { $0.pending < last.pending }
+            states =
+                cut.isEmpty
+                ? try context.recover(SyncRecordState.self, query: Query(where: Field("pending") == last.pending))
+                : cut
+        }
+        return try states.map { state in
+            let entry = try entities.entry(state.entity)
+            let key = try state.keyValue()
+            let record = try context.syncedRecord(entry, key: key)
+            let change =
+                record.map { SyncChange(record: $0, version: state.version) }
+                ?? SyncChange(entity: state.entity, key: key, values: nil, version: state.version)
+            return SyncPush.Entry(sequence: state.pending, change: change)
+        }
+    }
+
+    /// Applies a push's outcomes: acknowledged records are no longer pending; a merged or rejected one takes the
+    /// server's state unless it changed locally again since.
+    private static func acknowledge(
+        _ result: SyncPushResult, in context: some DatabaseContext, entities: SyncedEntities
+    ) throws -> [SyncRejection] {
+        var rejections: [SyncRejection] = []
+        let ordered = entities.applyOrder(result.outcomes, entity: \.entity) {
+            $0.kind != .applied && $0.kind != .alreadyApplied && $0.current.isDeletion
+        }
+        for outcome in ordered {
+            let id = SyncRecordState.id(entity: outcome.entity, key: outcome.key)
+            var state =
+                try context.recover(SyncRecordState.self, id: id)
+                ?? SyncRecordState(entity: outcome.entity, key: outcome.key)
+            let unchangedSince = state.pending <= outcome.sequence
+            switch outcome.kind {
+            case .applied:
+                state.version = outcome.current.version
+            case .merged, .rejected:
+                if unchangedSince {
+                    let entry = try entities.entry(outcome.entity)
+                    try context.storeSynced(entry, key: outcome.key, record: outcome.current.record(of: entry.layout))
+                    state.version = outcome.current.version
+                }
+                if outcome.kind == .rejected {
+                    rejections.append(
+                        SyncRejection(
+                            entity: outcome.entity, key: outcome.key,
+                            reason: outcome.reason ?? "the server's conflict policy kept its own state",
+                            serverState: outcome.current, sequence: outcome.sequence))
+                }
+            case .alreadyApplied:
+                break
+            }
+            if unchangedSince { state.pending = 0 }
+            try context.upsert(state)
+        }
+        return rejections
+    }
+
+    private func publish(_ rejections: [SyncRejection]) {
+        guard !rejections.isEmpty else { return }
+        let subscribers = rejectionSubscribers.withLock { Array($0.values) }
+        for subscriber in subscribers {
+            for rejection in rejections { subscriber.yield(rejection) }
+        }
+    }
+
+    // MARK: Pull
+
+    private func pullAll() async throws -> Int {
+        let clientID = try await self.clientID()
+        let cursor = try await database.read { try SyncClientState.current(in: $0).cursor }
+        var after: SyncPosition?
+        var lowest = Int64.max
+        var pulled = 0
+        repeat {
+            let request = SyncPullRequest(
+                clientID: clientID, modelVersion: entities.model.version, cursor: cursor, after: after,
+                limit: pullPageSize)
+            let page = try await transport.pull(request)
+            lowest = min(lowest, page.cursor)
+            let last = page.next == nil
+            let newCursor = lowest
+            try await database.write { [entities] context in
+                try SyncJournal.markRemoteApply()
+                try Self.apply(page.changes, in: context, entities: entities)
+                if last {
+                    var client = try SyncClientState.current(in: context)
+                    client.cursor = max(client.cursor, newCursor)
+                    try context.upsert(client)
+                }
+            }
+            pulled += page.changes.count
+            after = page.next
+        } while after != nil
+        return pulled
+    }
+
+    /// Applies pulled changes, except to records with local changes not yet pushed.
+    private static func apply(
+        _ changes: [SyncChange], in context: some DatabaseContext, entities: SyncedEntities
+    ) throws {
+        for change in entities.applyOrder(changes, entity: \.entity, deletes: \.isDeletion) {
+            let entry = try entities.entry(change.entity)
+            let id = SyncRecordState.id(entity: change.entity, key: change.key)
+            var state =
+                try context.recover(SyncRecordState.self, id: id)
+                ?? SyncRecordState(entity: change.entity, key: change.key)
+            guard state.pending == 0 else { continue }
+            try context.storeSynced(entry, key: change.key, record: change.record(of: entry.layout))
+            state.version = change.version
+            try context.upsert(state)
+        }
+    }
+
+    // MARK: Client
+
+    /// The store's client id, made and stored on first use.
+    private func clientID() async throws -> String {
+        if let id = try await database.read({ try $0.recover(SyncClientState.self, id: 1)?.clientID }) {
+            return id
+        }
+        return try await database.write { context in
+            try SyncJournal.markRemoteApply()
+            let client = try SyncClientState.current(in: context)
+            try context.upsert(client)
+            return client.clientID
+        }
+    }
+}
+
+/// Runs syncs of one client one at a time, in the order they were asked for.
+private actor SyncGate {
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    func serialized<R: Sendable>(_ work: @Sendable () async throws -> R) async throws -> R {
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+        defer {
+            if waiting.isEmpty {
+                busy = false
+            } else {
+                waiting.removeFirst().resume()
+            }
+        }
+        return try await work()
+    }
+}

@@ -1,0 +1,14 @@
+/// How a sync client reaches its server: pushes local changes and pulls the server's.
+///
+/// `PersistenceSyncServer` has the direct PostgreSQL transport (for trusted clients: tools, server-side replicas,
+/// tests).
+///
+/// A transport reports failures as `PersistenceError`s: ``PersistenceError/Code/unreachable``,
+/// ``PersistenceError/Code/connectionLost`` and ``PersistenceError/Code/commitOutcomeUnknown`` for a push whose outcome
+/// is unknown (pushing the same batch again is safe: the server applies each outbox sequence once).
+public protocol SyncTransport: Sendable {
+    /// Sends local changes; the server applies the batch in one transaction.
+    func push(_ push: SyncPush) async throws -> SyncPushResult
+    /// Fetches one page of the server's changes.
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullPage
+}

@@ -1,0 +1,119 @@
+package import PersistenceCore
+
+/// A synced model's entities by name, with their layouts and the order pulled and pushed changes are applied in:
+/// referenced entities before those that refer to them (so a record's parent exists when it is written), deletions
+/// the other way round.
+package struct SyncedEntities: Sendable {
+    package struct Entry: Sendable {
+        package let type: any Entity.Type
+        package let layout: RecordLayout
+        /// 0 for an entity that refers to no other; else one more than the highest rank among those it refers to.
+        package let rank: Int
+    }
+
+    package let model: Model
+    private let entries: [String: Entry]
+
+    /// The entities of `model` except the sync journal's own.
+    /// - Throws: ``PersistenceError/Code/invalidSchema`` when the model's entities can't be described.
+    package init(model: Model) throws {
+        self.model = model
+        let layouts = try model.layouts()
+        let graph = try ModelGraph(model: model, layouts: layouts)
+        var ranks = Array(repeating: 0, count: layouts.count)
+        // Longest chain of references, at most one pass per entity (cycles and self-references stop there).
+        for _ in layouts.indices {
+            var changed = false
+            for (position, references) in graph.references.enumerated() {
+                for reference in references where reference.target != position {
+                    let rank = min(ranks[reference.target] + 1, layouts.count)
+                    if rank > ranks[position] {
+                        ranks[position] = rank
+                        changed = true
+                    }
+                }
+            }
+            if !changed { break }
+        }
+        var entries: [String: Entry] = [:]
+        for (position, type) in model.entities.enumerated()
+        where !SyncJournalNames.all.contains(layouts[position].entity.name) {
+            entries[layouts[position].entity.name] = Entry(
+                type: type, layout: layouts[position], rank: ranks[position])
+        }
+        self.entries = entries
+    }
+
+    /// Every synced entity, referenced ones first.
+    package var all: [Entry] {
+        entries.values.sorted { ($0.rank, $0.layout.entity.name) < ($1.rank, $1.layout.entity.name) }
+    }
+
+    /// The entity named `name`.
+    /// - Throws: ``PersistenceError/Code/unknownEntity`` when the model has none (the two sides' models differ).
+    package func entry(_ name: String) throws -> Entry {
+        guard let entry = entries[name] else {
+            throw PersistenceError(.unknownEntity, "the synced model has no entity '\(name)'")
+        }
+        return entry
+    }
+
+    /// `changes` in the order to apply them: records written parents first, then deletions children first; each
+    /// group otherwise in its given order.
+    package func applyOrder<C>(_ changes: [C], entity: (C) -> String, deletes: (C) -> Bool) -> [C] {
+        let ranked = changes.enumerated().map { (rank: entries[entity($0.element)]?.rank ?? 0, offset: $0.offset) }
+        let writes = ranked.filter { !deletes(changes[$0.offset]) }.sorted {
+            ($0.rank, $0.offset) < ($1.rank, $1.offset)
+        }
+        let deletions = ranked.filter { deletes(changes[$0.offset]) }
+            .sorted { (-$0.rank, $0.offset) < (-$1.rank, $1.offset) }
+        return (writes + deletions).map { changes[$0.offset] }
+    }
+}
+
+extension DatabaseContext {
+    /// The stored record of `entry`'s entity with primary key `key`, or `nil`.
+    package func syncedRecord(_ entry: SyncedEntities.Entry, key: Value) throws -> Record? {
+        try syncedRecord(entry.type, key: key, layout: entry.layout)
+    }
+
+    private func syncedRecord<E: Entity>(_ type: E.Type, key: Value, layout: RecordLayout) throws -> Record? {
+        let query = Query(where: Field(layout.names[layout.primaryKeyIndex]) == key, limit: 1)
+        return try recover(E.self, query: query).first.map { try Record(encoding: $0) }
+    }
+
+    /// The stored records of `entry`'s entity with these primary keys, by key.
+    package func syncedRecords(_ entry: SyncedEntities.Entry, keys: [Value]) throws -> [Value: Record] {
+        try syncedRecords(entry.type, keys: keys, layout: entry.layout)
+    }
+
+    private func syncedRecords<E: Entity>(_ type: E.Type, keys: [Value], layout: RecordLayout) throws -> [Value: Record]
+    {
+        let query = Query(where: Field(layout.names[layout.primaryKeyIndex]).in(keys))
+        return try Dictionary(
+            recover(E.self, query: query).map {
+                let record = try Record(encoding: $0)
+                return (record.primaryKey, record)
+            },
+            uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Writes `record` as the stored state of its entity's record (created or replaced whole), or deletes the record
+    /// with `key` when `record` is `nil`.
+    package func storeSynced(_ entry: SyncedEntities.Entry, key: Value, record: Record?) throws {
+        try storeSynced(entry.type, key: key, layout: entry.layout, record: record)
+    }
+
+    private func storeSynced<E: Entity>(_ type: E.Type, key: Value, layout: RecordLayout, record: Record?) throws {
+        guard let record else {
+            _ = try delete(E.self, where: Field(layout.names[layout.primaryKeyIndex]) == key)
+            return
+        }
+        let entity: E = try record.decode()
+        if try recover(E.self, id: entity.id) != nil {
+            try update(entity)
+        } else {
+            try create(entity)
+        }
+    }
+}

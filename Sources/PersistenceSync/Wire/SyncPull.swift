@@ -1,0 +1,59 @@
+public import Foundation
+import PersistenceCore
+
+/// What a client asks to pull: the server's changes since its cursor, a page at a time.
+public struct SyncPullRequest: Sendable, Hashable, Codable {
+    /// The pulling client's id.
+    public var clientID: String
+    /// The version of the client's model.
+    public var modelVersion: Int
+    /// The cursor the client has pulled up to (0: from the start).
+    public var cursor: Int64
+    /// Where the previous page of this pull ended; `nil` for the first page.
+    public var after: SyncPosition?
+    /// The most changes in one page.
+    public var limit: Int
+
+    /// Creates a request.
+    public init(clientID: String, modelVersion: Int, cursor: Int64, after: SyncPosition?, limit: Int) {
+        self.clientID = clientID
+        self.modelVersion = modelVersion
+        self.cursor = cursor
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// Where a page of a pull ended, in the server's change order (opaque to clients).
+public struct SyncPosition: Sendable, Hashable, Codable {
+    /// The server version of the page's last change.
+    public var version: Int64
+    /// Its entity.
+    public var entity: String
+    /// Its key, as the server orders keys.
+    public var key: Data
+
+    /// Creates a position.
+    public init(version: Int64, entity: String, key: Data) {
+        self.version = version
+        self.entity = entity
+        self.key = key
+    }
+}
+
+/// One page of pulled changes.
+public struct SyncPullPage: Sendable, Hashable, Codable {
+    /// The server's current state of each record changed since the cursor, deletions included.
+    public var changes: [SyncChange]
+    /// Where to ask for the next page; `nil` when this is the last one.
+    public var next: SyncPosition?
+    /// The cursor a client keeps once it applied every page of the pull: every change after it is in a later pull.
+    public var cursor: Int64
+
+    /// Creates a page.
+    public init(changes: [SyncChange], next: SyncPosition?, cursor: Int64) {
+        self.changes = changes
+        self.next = next
+        self.cursor = cursor
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import PersistenceCore
+import PersistencePostgres
+import PersistenceSQL
+public import PersistenceSync
+
+extension SyncServer {
+    /// Applies a client's push in one transaction: each outbox sequence the client pushed before is skipped
+    /// (``SyncPushResult/Kind/alreadyApplied``), each change made on the server's current version of its record is
+    /// applied, and each other one is settled by its entity's ``ConflictPolicy``.
+    /// - Throws: ``PersistenceError/Code/unknownEntity`` or ``PersistenceError/Code/invalidValue`` for a change the
+    ///   server's model can't hold (nothing of the push is applied); what the store throws.
+    public func push(_ push: SyncPush) async throws -> SyncPushResult {
+        let entities = self.entities
+        let policies = entities.all.reduce(into: [String: ConflictPolicy]()) {
+            $0[$1.layout.entity.name] = policy(of: $1)
+        }
+        return try await database.write(retrying: collisionRetries) { context in
+            try Self.apply(push, in: context, entities: entities, policies: policies)
+        }
+    }
+
+    private static func apply(
+        _ push: SyncPush, in context: PostgresContext, entities: SyncedEntities, policies: [String: ConflictPolicy]
+    ) throws -> SyncPushResult {
+        let clients = qualified(context, SyncLog.clientsTable)
+        let applied =
+            try context.internalRows(
+                "SELECT last_sequence FROM \(clients) WHERE client_id = $1", [.text(push.clientID)]
+            ).first.map { row -> Int64 in
+                if case .integer(let sequence) = row[0] { return sequence }
+                return 0
+            } ?? 0
+        guard
+            case .integer(let version)? = try context.internalRows(
+                "SELECT pg_catalog.pg_current_xact_id()::text::bigint"
+            ).first?.values.first
+        else {
+            throw PersistenceError(.backend, "the server gave no transaction id")
+        }
+        var outcomes: [Int: SyncPushResult.Outcome] = [:]
+        let ordered = entities.applyOrder(Array(push.entries.enumerated()), entity: \.element.change.entity) {
+            $0.element.change.isDeletion
+        }
+        for (index, entry) in ordered {
+            let change = entry.change
+            guard entry.sequence > applied else {
+                outcomes[index] = .init(
+                    sequence: entry.sequence, entity: change.entity, key: change.key, kind: .alreadyApplied,
+                    current: change, reason: nil)
+                continue
+            }
+            let syncEntry = try entities.entry(change.entity)
+            outcomes[index] = try settle(
+                entry, syncEntry, policy: policies[change.entity] ?? .serverWins, version: version, in: context)
+        }
+        if let last = push.entries.map(\.sequence).max(), last > applied {
+            _ = try context.internalRows(
+                """
+                INSERT INTO \(clients) (client_id, last_sequence, seen_at) VALUES ($1, $2, pg_catalog.now())
+                ON CONFLICT (client_id) DO UPDATE SET last_sequence = excluded.last_sequence, seen_at = excluded.seen_at
+                """, [.text(push.clientID), .integer(last)])
+        }
+        return SyncPushResult(outcomes: push.entries.indices.compactMap { outcomes[$0] })
+    }
+
+    /// Applies one pushed change, or settles its conflict.
+    private static func settle(
+        _ entry: SyncPush.Entry, _ syncEntry: SyncedEntities.Entry, policy: ConflictPolicy, version: Int64,
+        in context: PostgresContext
+    ) throws -> SyncPushResult.Outcome {
+        let change = entry.change
+        let layout = syncEntry.layout
+        let incoming = try change.record(of: layout)
+        let serverVersion = try loggedVersion(of: change, in: context)
+        let outcome = { (kind: SyncPushResult.Kind, current: SyncChange, reason: String?) in
+            SyncPushResult.Outcome(
+                sequence: entry.sequence, entity: change.entity, key: change.key, kind: kind, current: current,
+                reason: reason)
+        }
+        let store = { (record: Record?) throws -> SyncChange in
+            try context.storeSynced(syncEntry, key: change.key, record: record)
+            return SyncChange(
+                entity: change.entity, key: change.key, values: record.map(SyncChange.values(of:)), version: version)
+        }
+        guard serverVersion != change.version else {
+            return outcome(.applied, try store(incoming), nil)
+        }
+        let stored = try context.syncedRecord(syncEntry, key: change.key)
+        let serverState = SyncChange(
+            entity: change.entity, key: change.key, values: stored.map(SyncChange.values(of:)), version: serverVersion)
+        switch policy.rule {
+        case .clientWins:
+            return outcome(.applied, try store(incoming), nil)
+        case .serverWins:
+            return outcome(.rejected, serverState, "the record changed on the server since the client saw it")
+        case .newestStamp:
+            if let incoming, let stored, let stamp = layout.stampIndex,
+                !incoming.values[stamp].isNull,
+                stored.values[stamp].isNull
+                    || Value.compare(incoming.values[stamp], stored.values[stamp]) == .orderedDescending
+            {
+                return outcome(.applied, try store(incoming), nil)
+            }
+            return outcome(
+                .rejected, serverState,
+                incoming == nil || stored == nil
+                    ? "the record was changed and deleted on different sides: the server's state stays"
+                    : "the server's record has a stamp as new or newer")
+        case .merge(let merge):
+            let merged = try merge(stored, incoming)
+            if let merged, merged.layout.entity.name != layout.entity.name || merged.primaryKey != change.key {
+                throw PersistenceError(
+                    .invalidValue, "a merge of a \(change.entity) record returned another record")
+            }
+            return outcome(.merged, try store(merged), nil)
+        }
+    }
+
+    /// The version the change log holds for `change`'s record; 0 when it holds none (never written).
+    private static func loggedVersion(of change: SyncChange, in context: PostgresContext) throws -> Int64 {
+        let rows = try context.internalRows(
+            "SELECT version FROM \(qualified(context, SyncLog.table)) WHERE entity = $1 AND key = $2",
+            [.text(change.entity), .blob(SyncLog.bytes(of: change.key))])
+        guard let first = rows.first else { return 0 }
+        guard case .integer(let version) = first[0] else {
+            throw PersistenceError(.corrupt, "the sync log holds a version that isn't a number")
+        }
+        return version
+    }
+
+    static func qualified(_ context: PostgresContext, _ table: String) -> String {
+        quote(context.schemaName) + "." + quote(table)
+    }
+}

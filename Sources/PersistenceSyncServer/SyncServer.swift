@@ -1,0 +1,88 @@
+public import PersistenceCore
+public import PersistencePostgres
+import PersistenceSync
+
+/// The server side of sync on a PostgreSQL store: keeps a change log of the store's records, applies clients' pushes
+/// (each outbox sequence once, conflicts settled by each entity's ``ConflictPolicy``) and answers their pulls.
+///
+/// The store's model is the clients' model without the journal (``PersistenceCore/Model/synced()`` adds that on the
+/// clients only). Opening the sync server puts a row trigger on each table, which logs every write — the library's
+/// and any other program's — so that pulls see it.
+///
+/// ```swift
+/// let store = try PostgresBuilder(url: url, model: AppModel.current).create()
+/// let server = try SyncServer(database: store, policies: ["Note": .newestStamp])
+/// let client = try SyncClient(database: local, model: AppModel.current.synced(), transport: server.directTransport)
+/// ```
+public final class SyncServer: Sendable {
+    /// The store.
+    public let database: PostgresDatabase
+    let entities: SyncedEntities
+    let policies: [String: ConflictPolicy]
+    /// How long a push retries when it collides with concurrent writes.
+    let collisionRetries: RetryPolicy
+
+    /// A sync server for `database`, a store of `model`.
+    /// - Parameters:
+    ///   - database: The store.
+    ///   - model: The store's model.
+    ///   - policies: The conflict policy of each entity, by entity name; an entity not named here has
+    ///     ``ConflictPolicy/newestStamp`` when it has a stamp attribute, else ``ConflictPolicy/serverWins``.
+    /// - Throws: ``PersistenceError/Code/unknownEntity`` for a policy of an entity the model lacks,
+    ///   ``PersistenceError/Code/invalidConfiguration`` for ``ConflictPolicy/newestStamp`` on an entity without a
+    ///   stamp; what the server reports while it sets up the change log.
+    public init(database: PostgresDatabase, model: Model, policies: [String: ConflictPolicy] = [:]) throws {
+        guard !model.isSynced else {
+            throw PersistenceError(
+                .invalidConfiguration, "the server's model is the clients' without the journal (`synced()`)")
+        }
+        self.database = database
+        entities = try SyncedEntities(model: model)
+        for (name, policy) in policies {
+            let entry = try entities.entry(name)
+            if case .newestStamp = policy.rule, entry.layout.stampIndex == nil {
+                throw PersistenceError(
+                    .invalidConfiguration, "entity '\(name)' has no stamp attribute: its newest stamp can't win")
+            }
+        }
+        self.policies = policies
+        collisionRetries = RetryPolicy.collisions(for: .seconds(30))
+        try installLog()
+    }
+
+    /// The policy of `entry`'s entity.
+    func policy(of entry: SyncedEntities.Entry) -> ConflictPolicy {
+        policies[entry.layout.entity.name] ?? (entry.layout.stampIndex == nil ? .serverWins : .newestStamp)
+    }
+
+    /// Creates the change log, the clients' table and each table's trigger, under the store's advisory lock so that
+    /// servers opening together don't race; logs the existing records of tables that had no trigger yet.
+    private func installLog() throws {
+        let schema = database.schema
+        let layouts = entities.all.map(\.layout)
+        try database.write(retrying: collisionRetries) { context in
+            _ = try context.internalRows("SELECT pg_catalog.pg_advisory_xact_lock($1)", [.integer(Self.lockKey)])
+            for statement in SyncLog.setup(schema: schema) { _ = try context.internalRows(statement) }
+            let existing = Set(
+                try context.internalRows(
+                    """
+                    SELECT c.relname FROM pg_catalog.pg_trigger t JOIN pg_catalog.pg_class c ON c.oid = t.tgrelid
+                    JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND t.tgname = $2
+                    """, [.text(schema), .text(SyncLog.trigger)]
+                ).compactMap { row -> String? in
+                    if case .text(let name) = row.values.first { return name }
+                    return nil
+                })
+            for layout in layouts {
+                for statement in SyncLog.attach(
+                    schema: schema, layout: layout, exists: existing.contains(layout.entity.name))
+                {
+                    _ = try context.internalRows(statement)
+                }
+            }
+        }
+    }
+
+    /// The advisory lock key the log's setup takes (apart from the migration lock's, which is per schema).
+    private static let lockKey: Int64 = 0x7379_6e63_6c6f_6700  // "synclog"
+}

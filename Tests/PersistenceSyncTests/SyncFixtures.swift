@@ -1,0 +1,137 @@
+import Foundation
+import PersistenceCore
+import PersistenceLMDB
+import PersistencePostgres
+import PersistenceSQLite
+import PersistenceSync
+import PersistenceSyncServer
+import Testing
+
+/// A project: integer keys, no stamp (server wins unless told otherwise).
+struct Project: Entity, Equatable {
+    var id: Int64
+    var name: String
+}
+
+/// A task in a project: text keys, a stamp, deleted with its project.
+struct Chore: Entity, Equatable {
+    var id: String
+    var projectID: Int64
+    var title: String
+    var done: Bool
+    var revision: Int64
+    static let stampAttribute = "revision"
+    static let relationships: [Relationship] = [
+        .toOne("project", Project.self, foreignKey: "projectID", onDelete: .cascade)
+    ]
+}
+
+/// A note: UUID keys (blobs), for the client-wins and merge policies.
+struct Memo: Entity, Equatable {
+    var id: UUID
+    var text: String
+    var tags: String
+}
+
+let serverModel = Model(version: 1, entities: [Project.self, Chore.self, Memo.self])
+let clientModel = serverModel.synced()
+
+/// The server the tests use: `PERSISTENCE_POSTGRES_URL` (`make test` starts one and sets it). Without it the tests
+/// fail rather than skip.
+func serverURL() throws -> String {
+    guard let url = ProcessInfo.processInfo.environment["PERSISTENCE_POSTGRES_URL"], !url.isEmpty else {
+        throw PersistenceError(
+            .invalidConfiguration, "PERSISTENCE_POSTGRES_URL is not set: run the tests through `make test`")
+    }
+    return url
+}
+
+/// A PostgreSQL store in a fresh schema of its own.
+func freshServerStore(_ model: Model = serverModel) throws -> PostgresDatabase {
+    var builder = try PostgresBuilder(url: serverURL(), model: model)
+    builder.schema = "sync_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+    return try builder.create()
+}
+
+/// Runs blocking code on a thread of its own, off the cooperative pool.
+func offPool<R: Sendable>(_ body: @escaping @Sendable () throws -> R) async throws -> R {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<R, any Error>) in
+        Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+    }
+}
+
+/// The embedded stores a client can be.
+enum ClientKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, lmdb, encryptedLMDB
+
+    var testDescription: String { rawValue }
+}
+
+/// A client's store, type-erased enough for the tests: its client and a way to read everything.
+struct TestClient: Sendable {
+    let kind: ClientKind
+    let client: any SyncClientProtocol
+    let directory: URL
+
+    static func make(_ kind: ClientKind, in directory: URL, server: SyncServer, name: String = "client") throws
+        -> TestClient
+    {
+        let transport = server.directTransport
+        switch kind {
+        case .sqlite:
+            var builder = SQLiteBuilder(databaseName: name, model: clientModel)
+            builder.directory = directory
+            return TestClient(
+                kind: kind,
+                client: try SyncClient(database: builder.create(), model: clientModel, transport: transport),
+                directory: directory)
+        case .lmdb, .encryptedLMDB:
+            var builder =
+                kind == .lmdb
+                ? LMDBBuilder.unencrypted(databaseName: name, model: clientModel)
+                : LMDBBuilder(databaseName: name, passphrase: "correct horse", model: clientModel)
+            builder.directory = directory
+            return TestClient(
+                kind: kind,
+                client: try SyncClient(database: builder.create(), model: clientModel, transport: transport),
+                directory: directory)
+        }
+    }
+}
+
+/// What the tests need of a `SyncClient` whatever its store.
+protocol SyncClientProtocol: Sendable {
+    func sync() async throws -> SyncReport
+    func pendingCount() async throws -> Int
+    func write(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws
+    func contents() async throws -> Contents
+}
+
+extension SyncClient: SyncClientProtocol {
+    func write(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws {
+        try await database.write { try body($0) }
+    }
+
+    func contents() async throws -> Contents {
+        try await database.read { try Contents(in: $0) }
+    }
+}
+
+/// Every synced record of a store, to compare stores by content.
+struct Contents: Equatable, Sendable, CustomStringConvertible {
+    var projects: [Project]
+    var chores: [Chore]
+    var memos: [Memo]
+
+    init(in context: some DatabaseContext) throws {
+        projects = try context.recover(Project.self, query: Query(sortedBy: [.ascending("id")]))
+        chores = try context.recover(Chore.self, query: Query(sortedBy: [.ascending("id")]))
+        memos = try context.recover(Memo.self, query: Query()).sorted { $0.id.uuidString < $1.id.uuidString }
+    }
+
+    static func of(_ database: PostgresDatabase) async throws -> Contents {
+        try await database.read { try Contents(in: $0) }
+    }
+
+    var description: String { "\(projects.count) projects, \(chores.count) chores, \(memos.count) memos" }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import PersistenceCore
+import PersistencePostgres
+import PersistenceSQLite
+import PersistenceSync
+import PersistenceSyncServer
+import PersistenceTesting
+import Testing
+
+/// Two devices and a server: offline edits converge; conflicts are settled by policy and reported; pushes apply once.
+@Suite(.timeLimit(.minutes(5)))
+struct SyncTests {
+    @Test func offlineEditsOnTwoDevicesConvergeWithTheServer() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
+        let laptop = try TestClient.make(.encryptedLMDB, in: directory, server: server, name: "laptop").client
+
+        try await phone.write { context in
+            try context.create(Project(id: 1, name: "Home"))
+            try context.create(Chore(id: "a", projectID: 1, title: "Dishes", done: false, revision: 1))
+            try context.create(
+                Memo(id: UUID(uuidString: "00000000-0000-0000-0000-0000000000AA")!, text: "hi", tags: ""))
+        }
+        #expect(try await phone.pendingCount() == 3)
+        let first = try await phone.sync()
+        #expect(first.pushed == 3 && first.rejections.isEmpty)
+        #expect(try await phone.pendingCount() == 0)
+        _ = try await laptop.sync()
+        #expect(try await laptop.contents() == phone.contents())
+
+        // Offline on both: different records change, one is deleted.
+        try await phone.write { context in
+            try context.update(Chore(id: "a", projectID: 1, title: "Dishes", done: true, revision: 2))
+            try context.create(Project(id: 2, name: "Work"))
+        }
+        try await laptop.write { context in
+            try context.create(Chore(id: "b", projectID: 1, title: "Laundry", done: false, revision: 1))
+            _ = try context.delete(Memo.self, where: nil)
+        }
+        _ = try await phone.sync()
+        _ = try await laptop.sync()
+        _ = try await phone.sync()
+        let expected = try await Contents.of(store)
+        #expect(expected.projects.map(\.id) == [1, 2])
+        #expect(expected.chores.map(\.id) == ["a", "b"] && expected.chores[0].done)
+        #expect(expected.memos.isEmpty)
+        #expect(try await phone.contents() == expected)
+        #expect(try await laptop.contents() == expected)
+
+        // A cascade on one device reaches the other as deletions.
+        try await laptop.write { context in _ = try context.delete(Project.self, id: 1) }
+        _ = try await laptop.sync()
+        _ = try await phone.sync()
+        #expect(try await phone.contents() == Contents.of(store))
+        #expect(try await Contents.of(store).chores.isEmpty)
+    }
+
+    @Test func aConflictTheServerWinsComesBackAsARejectionAndTheServersState() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
+        let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
+        try await phone.write { try $0.create(Project(id: 7, name: "Garden")) }
+        _ = try await phone.sync()
+        _ = try await laptop.sync()
+
+        try await phone.write { try $0.update(Project(id: 7, name: "Garden (phone)")) }
+        try await laptop.write { try $0.update(Project(id: 7, name: "Garden (laptop)")) }
+        #expect(try await phone.sync().rejections.isEmpty)
+        let report = try await laptop.sync()
+        #expect(report.rejections.count == 1)
+        #expect(report.rejections.first?.serverState.values?["name"] == .text("Garden (phone)"))
+        #expect(try await laptop.contents().projects == [Project(id: 7, name: "Garden (phone)")])
+        #expect(try await laptop.pendingCount() == 0)
+
+        // A deletion against a server edit is a conflict too.
+        try await phone.write { try $0.update(Project(id: 7, name: "Garden 2")) }
+        try await laptop.write { _ = try $0.delete(Project.self, id: 7) }
+        _ = try await phone.sync()
+        #expect(try await laptop.sync().rejections.count == 1)
+        #expect(try await laptop.contents() == Contents.of(store))
+        #expect(try await laptop.contents().projects == [Project(id: 7, name: "Garden 2")])
+    }
+
+    @Test func theNewestStampWinsEitherWay() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
+        let laptop = try TestClient.make(.encryptedLMDB, in: directory, server: server, name: "laptop").client
+        try await phone.write { context in
+            try context.create(Project(id: 1, name: "P"))
+            try context.create(Chore(id: "x", projectID: 1, title: "v1", done: false, revision: 1))
+        }
+        _ = try await phone.sync()
+        _ = try await laptop.sync()
+
+        // The laptop's edit is newer though it syncs second: it wins.
+        try await phone.write { try $0.update(Chore(id: "x", projectID: 1, title: "phone", done: false, revision: 2)) }
+        try await laptop.write {
+            try $0.update(Chore(id: "x", projectID: 1, title: "laptop", done: false, revision: 3))
+        }
+        #expect(try await phone.sync().rejections.isEmpty)
+        #expect(try await laptop.sync().rejections.isEmpty)
+        _ = try await phone.sync()
+        #expect(try await phone.contents().chores.first?.title == "laptop")
+
+        // An older edit that syncs second loses, and says so.
+        try await laptop.write {
+            try $0.update(Chore(id: "x", projectID: 1, title: "laptop old", done: false, revision: 4))
+        }
+        try await phone.write {
+            try $0.update(Chore(id: "x", projectID: 1, title: "phone new", done: true, revision: 5))
+        }
+        _ = try await phone.sync()
+        let report = try await laptop.sync()
+        #expect(report.rejections.map(\.entity) == ["Chore"])
+        #expect(try await laptop.contents() == phone.contents())
+        #expect(try await laptop.contents().chores.first?.title == "phone new")
+    }
+
+    @Test func clientWinsAndMergePoliciesDecideOnTheServer() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let merging = ConflictPolicy.merge { server, client in
+            // Union of the tags; the client's text.
+            guard var merged = client, let server else { return client ?? server }
+            guard case .text(let mine)? = client?["tags"], case .text(let theirs)? = server["tags"] else {
+                return client
+            }
+            let tags = Set((mine + "," + theirs).split(separator: ",").map(String.init)).sorted()
+            try merged.set("tags", to: tags.joined(separator: ","))
+            return merged
+        }
+        let server = try await offPool {
+            try SyncServer(database: store, model: serverModel, policies: ["Memo": merging, "Project": .clientWins])
+        }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
+        let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
+        let memoID = UUID()
+        try await phone.write { context in
+            try context.create(Project(id: 1, name: "P"))
+            try context.create(Memo(id: memoID, text: "t", tags: "a"))
+        }
+        _ = try await phone.sync()
+        _ = try await laptop.sync()
+        try await phone.write { context in
+            try context.update(Project(id: 1, name: "phone"))
+            try context.update(Memo(id: memoID, text: "phone", tags: "a,b"))
+        }
+        try await laptop.write { context in
+            try context.update(Project(id: 1, name: "laptop"))
+            try context.update(Memo(id: memoID, text: "laptop", tags: "a,c"))
+        }
+        _ = try await phone.sync()
+        #expect(try await laptop.sync().rejections.isEmpty)
+        _ = try await phone.sync()
+        let expected = try await Contents.of(store)
+        #expect(expected.projects == [Project(id: 1, name: "laptop")])
+        #expect(expected.memos == [Memo(id: memoID, text: "laptop", tags: "a,b,c")])
+        #expect(try await phone.contents() == expected)
+        #expect(try await laptop.contents() == expected)
+    }
+
+    @Test func aPushRetriedAfterItsAnswerWasLostAppliesOnce() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let lossy = LossyTransport(server: server)
+        var builder = SQLiteBuilder(databaseName: "phone", model: clientModel)
+        builder.directory = directory
+        let phone = try SyncClient(database: builder.create(), model: clientModel, transport: lossy)
+        try await phone.database.write { context in
+            try context.create(Project(id: 1, name: "once"))
+        }
+        lossy.losesNextAnswer()
+        await #expect(throws: PersistenceError.self) { try await phone.sync() }
+        #expect(try await phone.pendingCount() == 1, "not acknowledged: still pending")
+        // Someone else changes the record on the server in between: applying the retry again would be a conflict.
+        try await store.write { try $0.update(Project(id: 1, name: "server")) }
+        let report = try await phone.sync()
+        #expect(report.rejections.isEmpty, "the retried sequence is recognised, not applied again")
+        #expect(try await phone.pendingCount() == 0)
+        #expect(try await phone.contents().projects == [Project(id: 1, name: "server")])
+    }
+
+    @Test func aSyncedStoreRefusesRawSQLWritesAndKeepsNothingOfThem() throws {
+        try withTemporaryDirectory { directory in
+            var builder = SQLiteBuilder(databaseName: "raw", model: clientModel)
+            builder.directory = directory
+            let database = try builder.create()
+            expectError(.untrackedWrite) {
+                try database.write { context in
+                    try context.create(Project(id: 1, name: "typed"))
+                    try context.execute("INSERT INTO Project (id, name) VALUES (2, 'raw')")
+                }
+            }
+            #expect(try database.read { try $0.count(Project.self) } == 0)
+            // A write that throws leaves nothing pending; one that commits is pending in the same transaction.
+            struct Failure: Error {}
+            #expect(throws: Failure.self) {
+                try database.write { context in
+                    try context.create(Project(id: 3, name: "rolled back"))
+                    throw Failure()
+                }
+            }
+            try database.write { try $0.create(Project(id: 4, name: "kept")) }
+            let pending = try database.read { context in
+                try context.recover(SyncRecordState.self, query: Query(where: Field("pending") > Int64(0)))
+            }
+            #expect(pending.map(\.key) == ["i4"], "only the committed write's record is pending")
+        }
+    }
+
+    private func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "sync-tests-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+}
+
+/// The direct transport, except that it can lose a push's answer after the server applied it (a connection lost
+/// while the answer was on its way).
+final class LossyTransport: SyncTransport, @unchecked Sendable {
+    // Guarded by `lock`.
+    private var losing = false
+    private let lock = NSLock()
+    private let server: SyncServer
+
+    init(server: SyncServer) { self.server = server }
+
+    func losesNextAnswer() { lock.withLock { losing = true } }
+
+    func push(_ push: SyncPush) async throws -> SyncPushResult {
+        let result = try await server.push(push)
+        let lose = lock.withLock {
+            defer { losing = false }
+            return losing
+        }
+        if lose { throw PersistenceError(.connectionLost, "the answer was lost") }
+        return result
+    }
+
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullPage { try await server.pull(request) }
+}

@@ -28,6 +28,7 @@ public final class SyncClient<Store: Database>: Sendable {
     /// The most changes one pulled page holds.
     public let pullPageSize: Int
     private let gate = SyncGate()
+    private let subscribed: Mutex<[SyncScope]?>
     private let rejectionSubscribers = Mutex<[Int: AsyncStream<SyncRejection>.Continuation]>([:])
     private let nextSubscriber = Atomic<Int>(0)
 
@@ -36,13 +37,14 @@ public final class SyncClient<Store: Database>: Sendable {
     ///   - database: The local store; its model must be `model`.
     ///   - model: The store's model, synced (``PersistenceCore/Model/synced()``).
     ///   - transport: How to reach the server.
+    ///   - scopes: The scopes whose records the store holds; `nil` for the whole server store (trusted clients).
     ///   - pushBatchSize: The most records one push sends.
     ///   - pullPageSize: The most changes one pulled page holds.
     /// - Throws: ``PersistenceError/Code/invalidConfiguration`` when the model isn't synced or a size isn't positive;
     ///   ``PersistenceError/Code/invalidSchema`` when the model's entities can't be described.
     public init(
-        database: Store, model: Model, transport: some SyncTransport, pushBatchSize: Int = 500,
-        pullPageSize: Int = 1000
+        database: Store, model: Model, transport: some SyncTransport, scopes: [SyncScope]? = nil,
+        pushBatchSize: Int = 500, pullPageSize: Int = 1000
     ) throws {
         guard model.isSynced else {
             throw PersistenceError(
@@ -56,6 +58,16 @@ public final class SyncClient<Store: Database>: Sendable {
         entities = try SyncedEntities(model: model)
         self.pushBatchSize = pushBatchSize
         self.pullPageSize = pullPageSize
+        subscribed = Mutex(scopes)
+    }
+
+    /// The scopes whose records the store holds; `nil` for the whole server store.
+    public var scopes: [SyncScope]? { subscribed.withLock { $0 } }
+
+    /// Changes the scopes the store holds, from the next sync on: the records of an added scope arrive, those only in
+    /// a dropped one are removed locally (unless they have changes not yet pushed).
+    public func subscribe(to scopes: [SyncScope]?) {
+        subscribed.withLock { $0 = scopes }
     }
 
     /// Pushes every pending local change, then pulls every server change since the last pull.
@@ -118,7 +130,8 @@ public final class SyncClient<Store: Database>: Sendable {
                 try Self.pendingBatch(in: context, entities: entities, limit: pushBatchSize)
             }
             guard !entries.isEmpty else { return report }
-            let push = SyncPush(clientID: clientID, modelVersion: entities.model.version, entries: entries)
+            let push = SyncPush(
+                clientID: clientID, modelVersion: entities.model.version, entries: entries, scopes: scopes)
             let result = try await transport.push(push)
             guard result.outcomes.count == entries.count,
                 zip(result.outcomes, entries).allSatisfy({
@@ -215,26 +228,85 @@ public final class SyncClient<Store: Database>: Sendable {
 
     private func pullAll() async throws -> Int {
         let clientID = try await self.clientID()
+        let client = try await database.read { try SyncClientState.current(in: $0) }
+        let scopes = self.scopes
+        let wanted = SyncScopes.text(of: scopes)
+        var pulled = 0
+        if client.syncedScopes == nil || client.cursor == 0 {
+            pulled += try await resync(clientID: clientID, scopes: scopes)
+        } else if client.syncedScopes != wanted {
+            let added = SyncScopes.added(to: client.syncedScopes, in: scopes)
+            if let added {
+                // Only new scopes: their records now, then every change since the cursor for all of them.
+                pulled += try await pages(
+                    clientID: clientID, cursor: 0, scopes: added, snapshot: true, generation: nil,
+                    finish: { context, _ in
+                        var client = try SyncClientState.current(in: context)
+                        client.syncedScopes = wanted
+                        try context.upsert(client)
+                    })
+            } else {
+                pulled += try await resync(clientID: clientID, scopes: scopes)
+            }
+        }
+        do {
+            pulled += try await changes(clientID: clientID, scopes: scopes)
+        } catch let error as PersistenceError where error.code == .resyncRequired {
+            pulled += try await resync(clientID: clientID, scopes: scopes)
+            pulled += try await changes(clientID: clientID, scopes: scopes)
+        }
+        return pulled
+    }
+
+    /// Pulls every change since the store's cursor, then moves the cursor.
+    private func changes(clientID: String, scopes: [SyncScope]?) async throws -> Int {
         let cursor = try await database.read { try SyncClientState.current(in: $0).cursor }
+        return try await pages(
+            clientID: clientID, cursor: cursor, scopes: scopes, snapshot: false, generation: nil,
+            finish: { context, horizon in
+                var client = try SyncClientState.current(in: context)
+                client.cursor = max(client.cursor, horizon)
+                try context.upsert(client)
+            })
+    }
+
+    /// Pulls the scopes' records whole, removes every clean local record it didn't get, and restarts the cursor from
+    /// the snapshot: the first sync, a dropped scope, a client offline for longer than the server keeps deletions.
+    private func resync(clientID: String, scopes: [SyncScope]?) async throws -> Int {
+        let generation = try await database.read { try SyncClientState.current(in: $0).generation } + 1
+        let wanted = SyncScopes.text(of: scopes)
+        return try await pages(
+            clientID: clientID, cursor: 0, scopes: scopes, snapshot: true, generation: generation,
+            finish: { [entities] context, horizon in
+                try Self.sweep(in: context, entities: entities, keeping: generation)
+                var client = try SyncClientState.current(in: context)
+                client.generation = generation
+                client.cursor = horizon
+                client.syncedScopes = wanted
+                try context.upsert(client)
+            })
+    }
+
+    /// Pulls pages until the last, each applied in one local write; `finish` runs in the last page's write with the
+    /// lowest cursor the pages gave (every change after it is in a later pull).
+    private func pages(
+        clientID: String, cursor: Int64, scopes: [SyncScope]?, snapshot: Bool, generation: Int64?,
+        finish: @escaping @Sendable (Store.Context, Int64) throws -> Void
+    ) async throws -> Int {
         var after: SyncPosition?
         var lowest = Int64.max
         var pulled = 0
         repeat {
             let request = SyncPullRequest(
                 clientID: clientID, modelVersion: entities.model.version, cursor: cursor, after: after,
-                limit: pullPageSize)
+                limit: pullPageSize, scopes: scopes, isSnapshot: snapshot)
             let page = try await transport.pull(request)
             lowest = min(lowest, page.cursor)
-            let last = page.next == nil
-            let newCursor = lowest
+            let horizon = lowest
             try await database.write { [entities] context in
                 try SyncJournal.markRemoteApply()
-                try Self.apply(page.changes, in: context, entities: entities)
-                if last {
-                    var client = try SyncClientState.current(in: context)
-                    client.cursor = max(client.cursor, newCursor)
-                    try context.upsert(client)
-                }
+                try Self.apply(page.changes, in: context, entities: entities, generation: generation)
+                if page.next == nil { try finish(context, horizon) }
             }
             pulled += page.changes.count
             after = page.next
@@ -244,7 +316,7 @@ public final class SyncClient<Store: Database>: Sendable {
 
     /// Applies pulled changes, except to records with local changes not yet pushed.
     private static func apply(
-        _ changes: [SyncChange], in context: some DatabaseContext, entities: SyncedEntities
+        _ changes: [SyncChange], in context: some DatabaseContext, entities: SyncedEntities, generation: Int64?
     ) throws {
         for change in entities.applyOrder(changes, entity: \.entity, deletes: \.isDeletion) {
             let entry = try entities.entry(change.entity)
@@ -253,9 +325,35 @@ public final class SyncClient<Store: Database>: Sendable {
                 try context.recover(SyncRecordState.self, id: id)
                 ?? SyncRecordState(entity: change.entity, key: change.key)
             guard state.pending == 0 else { continue }
-            try context.storeSynced(entry, key: change.key, record: change.record(of: entry.layout))
+            do {
+                try context.storeSynced(entry, key: change.key, record: change.record(of: entry.layout))
+            } catch let error as PersistenceError where error.code == .referenceNotFound {
+                throw PersistenceError(
+                    .referenceNotFound,
+                    "a pulled \(change.entity) record refers to a record the client doesn't hold: subscribe to scopes"
+                        + " that hold what the records of your scopes refer to",
+                    underlyingError: error)
+            }
             state.version = change.version
+            if let generation { state.generation = generation }
             try context.upsert(state)
+        }
+    }
+
+    /// Deletes every local record without unpushed changes that the resync of `generation` didn't apply.
+    private static func sweep(in context: some DatabaseContext, entities: SyncedEntities, keeping generation: Int64)
+        throws
+    {
+        for entry in entities.all.reversed() {
+            var stale: [Value] = []
+            try context.forEachSyncedKey(entry) { key in
+                let state = try context.recover(
+                    SyncRecordState.self, id: SyncRecordState.id(entity: entry.layout.entity.name, key: key))
+                if state?.pending ?? 0 == 0 && state?.generation != generation { stale.append(key) }
+            }
+            for key in stale {
+                try context.storeSynced(entry, key: key, record: nil)
+            }
         }
     }
 

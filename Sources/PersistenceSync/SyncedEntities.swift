@@ -83,19 +83,34 @@ extension DatabaseContext {
     }
 
     /// The stored records of `entry`'s entity with these primary keys, by key.
-    package func syncedRecords(_ entry: SyncedEntities.Entry, keys: [Value]) throws -> [Value: Record] {
-        try syncedRecords(entry.type, keys: keys, layout: entry.layout)
+    package func syncedRecords(_ entry: SyncedEntities.Entry, keys: [Value], where condition: Condition? = nil) throws
+        -> [Value: Record]
+    {
+        try syncedRecords(entry.type, keys: keys, layout: entry.layout, where: condition)
     }
 
-    private func syncedRecords<E: Entity>(_ type: E.Type, keys: [Value], layout: RecordLayout) throws -> [Value: Record]
-    {
-        let query = Query(where: Field(layout.names[layout.primaryKeyIndex]).in(keys))
+    private func syncedRecords<E: Entity>(
+        _ type: E.Type, keys: [Value], layout: RecordLayout, where condition: Condition?
+    ) throws -> [Value: Record] {
+        let byKey = Field(layout.names[layout.primaryKeyIndex]).in(keys)
+        let query = Query(where: condition.map { byKey && $0 } ?? byKey)
         return try Dictionary(
             recover(E.self, query: query).map {
                 let record = try Record(encoding: $0)
                 return (record.primaryKey, record)
             },
             uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Calls `body` with the primary key of every stored record of `entry`'s entity.
+    package func forEachSyncedKey(_ entry: SyncedEntities.Entry, _ body: (Value) throws -> Void) throws {
+        try forEachSyncedKey(entry.type, layout: entry.layout, body)
+    }
+
+    private func forEachSyncedKey<E: Entity>(_ type: E.Type, layout: RecordLayout, _ body: (Value) throws -> Void)
+        throws
+    {
+        try forEach(E.self, query: Query()) { try body(Record(encoding: $0).primaryKey) }
     }
 
     /// Writes `record` as the stored state of its entity's record (created or replaced whole), or deletes the record

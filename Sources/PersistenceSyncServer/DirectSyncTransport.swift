@@ -5,13 +5,20 @@ public import PersistenceSync
 public struct DirectSyncTransport: SyncTransport {
     /// The sync server of the PostgreSQL store.
     public let server: SyncServer
+    /// What the client may sync: everything unless told otherwise.
+    public let access: SyncAccess
 
-    /// A transport to `server`.
-    public init(server: SyncServer) { self.server = server }
+    /// A transport to `server` for a client that may sync what `access` permits.
+    public init(server: SyncServer, access: SyncAccess = .everything) {
+        self.server = server
+        self.access = access
+    }
 
-    public func push(_ push: SyncPush) async throws -> SyncPushResult { try await server.push(push) }
+    public func push(_ push: SyncPush) async throws -> SyncPushResult { try await server.push(push, access: access) }
 
-    public func pull(_ request: SyncPullRequest) async throws -> SyncPullPage { try await server.pull(request) }
+    public func pull(_ request: SyncPullRequest) async throws -> SyncPullPage {
+        try await server.pull(request, access: access)
+    }
 }
 
 extension SyncServer {

@@ -15,6 +15,8 @@ import PersistenceSQL
 enum SyncLog {
     static let table = "persistence_sync_log"
     static let clientsTable = "persistence_sync_clients"
+    /// One row: the highest version among the tombstones purged so far (0: none).
+    static let purgedTable = "persistence_sync_purged"
     static let function = "persistence_sync_log_change"
     static let trigger = "persistence_sync_log"
 
@@ -74,6 +76,10 @@ enum SyncLog {
             """
             CREATE TABLE IF NOT EXISTS \(quote(schema)).\(quote(clientsTable)) (client_id text PRIMARY KEY,
                 last_sequence bigint NOT NULL, seen_at timestamptz NOT NULL)
+            """,
+            """
+            CREATE TABLE IF NOT EXISTS \(quote(schema)).\(quote(purgedTable)) (id integer PRIMARY KEY CHECK (id = 1),
+                version bigint NOT NULL)
             """,
             // With the owner's rights: a role that may write the tables but not the log still writes.
             """

@@ -6,20 +6,39 @@ public import PersistenceSync
 extension SyncServer {
     /// One page of the changes since the request's cursor, in the log's order, read in one snapshot: each record's
     /// current state (deleted ones as deletions) and version.
-    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a page size below 1; what the store throws.
-    public func pull(_ request: SyncPullRequest) async throws -> SyncPullPage {
+    ///
+    /// Only records of the request's scopes are sent; a changed record of a synced entity that isn't in them (any
+    /// more) comes as a deletion. A snapshot request (``SyncPullRequest/isSnapshot``) gets only the records in the
+    /// scopes now, no deletions.
+    /// - Parameters:
+    ///   - request: The client's request.
+    ///   - access: What the client may sync (see ``push(_:access:)``).
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a page size below 1;
+    ///   ``PersistenceError/Code/unauthorized``; ``PersistenceError/Code/updateRequired``;
+    ///   ``PersistenceError/Code/resyncRequired`` when tombstones since the cursor were purged; what the store throws.
+    public func pull(_ request: SyncPullRequest, access: SyncAccess = .everything) async throws -> SyncPullPage {
         guard request.limit > 0 else {
             throw PersistenceError(.invalidArgument, "a pull's page size must be positive")
         }
+        try checkModelVersion(request.modelVersion)
+        let scopes = try ResolvedScopes(request.scopes, access: access, definitions: self.scopes)
         let entities = self.entities
         return try await database.read { context in
-            try Self.page(request, in: context, entities: entities)
+            try Self.page(request, in: context, entities: entities, scopes: scopes)
         }
     }
 
     private static func page(
-        _ request: SyncPullRequest, in context: PostgresContext, entities: SyncedEntities
+        _ request: SyncPullRequest, in context: PostgresContext, entities: SyncedEntities, scopes: ResolvedScopes
     ) throws -> SyncPullPage {
+        if !request.isSnapshot,
+            case .integer(let purged)? = try context.internalRows(
+                "SELECT version FROM \(qualified(context, SyncLog.purgedTable))"
+            ).first?.values.first, purged >= request.cursor
+        {
+            throw PersistenceError(
+                .resyncRequired, "deletions since the client's last pull are no longer kept: it syncs whole again")
+        }
         // Every transaction with a lower id has ended: the next pull starts here.
         guard
             case .integer(let horizon)? = try context.internalRows(
@@ -32,7 +51,7 @@ extension SyncServer {
         let rows = try context.internalRows(
             """
             SELECT entity, key, version, deleted FROM \(qualified(context, SyncLog.table))
-            WHERE version >= $1 AND (version, entity, key) > ($2, $3, $4)
+            WHERE version >= $1 AND (version, entity, key) > ($2, $3, $4)\(request.isSnapshot ? " AND NOT deleted" : "")
             ORDER BY version, entity, key LIMIT $5
             """,
             [
@@ -46,19 +65,21 @@ extension SyncServer {
             guard case .text(let name) = row[0], case .blob(let bytes) = row[1], case .integer(let version) = row[2],
                 case .integer(let deleted) = row[3]
             else { throw PersistenceError(.corrupt, "the sync log holds a malformed row") }
-            // A table of the store the model no longer has: its records aren't synced.
-            let entry = try? entities.entry(name)
+            // A table of the store the model no longer has, or an entity outside the scopes: not synced.
+            let entry = scopes.condition(for: name) == nil ? nil : try? entities.entry(name)
             let key = try entry.map { try SyncLog.key(bytes, of: $0.layout) } ?? .blob(bytes)
             logged.append((entry, name, key, bytes, version, deleted != 0))
         }
         var records: [String: [Value: Record]] = [:]
         for (name, group) in Dictionary(grouping: logged.filter { !$0.deleted && $0.entity != nil }, by: \.name) {
             guard let entry = group.first?.entity else { continue }
-            records[name] = try context.syncedRecords(entry, keys: group.map(\.key))
+            guard case .some(let condition) = scopes.condition(for: name) else { continue }
+            records[name] = try context.syncedRecords(entry, keys: group.map(\.key), where: condition)
         }
         let changes = logged.compactMap { item -> SyncChange? in
             guard item.entity != nil else { return nil }
             let record = item.deleted ? nil : records[item.name]?[item.key]
+            if request.isSnapshot && record == nil { return nil }
             return SyncChange(
                 entity: item.name, key: item.key, values: record.map(SyncChange.values(of:)), version: item.version)
         }

@@ -10,18 +10,28 @@ extension SyncServer {
     /// applied, and each other one is settled by its entity's ``ConflictPolicy``.
     /// - Throws: ``PersistenceError/Code/unknownEntity`` or ``PersistenceError/Code/invalidValue`` for a change the
     ///   server's model can't hold (nothing of the push is applied); what the store throws.
-    public func push(_ push: SyncPush) async throws -> SyncPushResult {
+    /// - Parameters:
+    ///   - push: The client's batch.
+    ///   - access: What the client may sync (the HTTP handler's authentication decides; the direct transport's
+    ///     clients are trusted with everything). A change to a record outside the push's scopes — before or after
+    ///     it — is rejected, and comes back as a deletion (the client holds no such record).
+    /// - Throws: ``PersistenceError/Code/unauthorized`` for scopes `access` doesn't permit,
+    ///   ``PersistenceError/Code/updateRequired`` for a client of an older model.
+    public func push(_ push: SyncPush, access: SyncAccess = .everything) async throws -> SyncPushResult {
+        try checkModelVersion(push.modelVersion)
+        let scopes = try ResolvedScopes(push.scopes, access: access, definitions: self.scopes)
         let entities = self.entities
         let policies = entities.all.reduce(into: [String: ConflictPolicy]()) {
             $0[$1.layout.entity.name] = policy(of: $1)
         }
         return try await database.write(retrying: collisionRetries) { context in
-            try Self.apply(push, in: context, entities: entities, policies: policies)
+            try Self.apply(push, in: context, entities: entities, policies: policies, scopes: scopes)
         }
     }
 
     private static func apply(
-        _ push: SyncPush, in context: PostgresContext, entities: SyncedEntities, policies: [String: ConflictPolicy]
+        _ push: SyncPush, in context: PostgresContext, entities: SyncedEntities, policies: [String: ConflictPolicy],
+        scopes: ResolvedScopes
     ) throws -> SyncPushResult {
         let clients = qualified(context, SyncLog.clientsTable)
         let applied =
@@ -51,6 +61,13 @@ extension SyncServer {
                 continue
             }
             let syncEntry = try entities.entry(change.entity)
+            guard try inScope(change, syncEntry, scopes, in: context) else {
+                outcomes[index] = .init(
+                    sequence: entry.sequence, entity: change.entity, key: change.key, kind: .rejected,
+                    current: SyncChange(entity: change.entity, key: change.key, values: nil, version: 0),
+                    reason: "the record is outside the client's scopes")
+                continue
+            }
             outcomes[index] = try settle(
                 entry, syncEntry, policy: policies[change.entity] ?? .serverWins, version: version, in: context)
         }
@@ -115,6 +132,21 @@ extension SyncServer {
             }
             return outcome(.merged, try store(merged), nil)
         }
+    }
+
+    /// Whether the client may write the change: its entity is in the client's scopes, and the record is in them both
+    /// as the server holds it and as the change leaves it.
+    private static func inScope(
+        _ change: SyncChange, _ entry: SyncedEntities.Entry, _ scopes: ResolvedScopes, in context: PostgresContext
+    ) throws -> Bool {
+        guard case .some(let condition) = scopes.condition(for: change.entity) else { return false }
+        guard let condition else { return true }
+        let resolved = try condition.resolve(in: entry.layout)
+        if let incoming = try change.record(of: entry.layout), !resolved.matches(incoming.values) { return false }
+        if let stored = try context.syncedRecord(entry, key: change.key), !resolved.matches(stored.values) {
+            return false
+        }
+        return true
     }
 
     /// The version the change log holds for `change`'s record; 0 when it holds none (never written).

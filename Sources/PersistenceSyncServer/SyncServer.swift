@@ -19,6 +19,9 @@ public final class SyncServer: Sendable {
     public let database: PostgresDatabase
     let entities: SyncedEntities
     let policies: [String: ConflictPolicy]
+    let scopes: [String: SyncScopeDefinition]
+    /// The store's model version: clients sync with the same one.
+    let modelVersion: Int
     /// How long a push retries when it collides with concurrent writes.
     let collisionRetries: RetryPolicy
 
@@ -28,10 +31,16 @@ public final class SyncServer: Sendable {
     ///   - model: The store's model.
     ///   - policies: The conflict policy of each entity, by entity name; an entity not named here has
     ///     ``ConflictPolicy/newestStamp`` when it has a stamp attribute, else ``ConflictPolicy/serverWins``.
-    /// - Throws: ``PersistenceError/Code/unknownEntity`` for a policy of an entity the model lacks,
+    ///   - scopes: The scopes clients may subscribe to (partial sync).
+    /// - Throws: ``PersistenceError/Code/unknownEntity`` for a policy or scope of an entity the model lacks,
     ///   ``PersistenceError/Code/invalidConfiguration`` for ``ConflictPolicy/newestStamp`` on an entity without a
-    ///   stamp; what the server reports while it sets up the change log.
-    public init(database: PostgresDatabase, model: Model, policies: [String: ConflictPolicy] = [:]) throws {
+    ///   stamp or two scopes of one name; what the server reports while it sets up the change log.
+    ///
+    /// Blocks the calling thread while it sets up the change log on the server.
+    public init(
+        database: PostgresDatabase, model: Model, policies: [String: ConflictPolicy] = [:],
+        scopes: [SyncScopeDefinition] = []
+    ) throws {
         guard !model.isSynced else {
             throw PersistenceError(
                 .invalidConfiguration, "the server's model is the clients' without the journal (`synced()`)")
@@ -46,6 +55,15 @@ public final class SyncServer: Sendable {
             }
         }
         self.policies = policies
+        var definitions: [String: SyncScopeDefinition] = [:]
+        for scope in scopes {
+            _ = try entities.entry(scope.entity)
+            guard definitions.updateValue(scope, forKey: scope.name) == nil else {
+                throw PersistenceError(.invalidConfiguration, "two sync scopes are named '\(scope.name)'")
+            }
+        }
+        self.scopes = definitions
+        modelVersion = model.version
         collisionRetries = RetryPolicy.collisions(for: .seconds(30))
         try installLog()
     }
@@ -80,6 +98,23 @@ public final class SyncServer: Sendable {
                     _ = try context.internalRows(statement)
                 }
             }
+        }
+    }
+
+    /// Refuses a client whose model isn't the server's.
+    /// - Throws: ``PersistenceError/Code/updateRequired`` for an older client; ``PersistenceError/Code/invalidConfiguration``
+    ///   for a newer one (deploy the server's migration first).
+    func checkModelVersion(_ clientVersion: Int) throws {
+        if clientVersion < modelVersion {
+            throw PersistenceError(
+                .updateRequired,
+                "the client's model is version \(clientVersion), the server's \(modelVersion): update the app to sync")
+        }
+        if clientVersion > modelVersion {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "the client's model is version \(clientVersion), newer than the server's \(modelVersion): migrate the"
+                    + " server first")
         }
     }
 

@@ -170,6 +170,15 @@ extension PersistenceError.Code {
     /// A write of a synced store ran raw SQL that changed tables it can't name, so its changes couldn't be pushed:
     /// rolled back. Write a synced store's entities through the typed API.
     public static let untrackedWrite = Self(rawValue: "untrackedWrite")
+    /// The sync server refused a client's request: it may not sync the scopes it asked for, or its credentials
+    /// aren't valid.
+    public static let unauthorized = Self(rawValue: "unauthorized")
+    /// The sync server runs a newer model than the client: update the app (its store migrates as it opens), then
+    /// sync. The local store keeps working meanwhile; nothing pending is lost.
+    public static let updateRequired = Self(rawValue: "updateRequired")
+    /// The sync server no longer holds the deletions since the client's last pull (kept for its tombstone retention):
+    /// the client syncs its scopes whole again. `SyncClient` does so by itself.
+    public static let resyncRequired = Self(rawValue: "resyncRequired")
 
     // Storage
 

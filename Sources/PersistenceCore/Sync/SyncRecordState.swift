@@ -16,6 +16,9 @@ package struct SyncRecordState: Entity, Equatable {
     package var version: Int64 = 0
     /// The outbox sequence of the newest local change not yet pushed and acknowledged; 0 when there is none.
     package var pending: Int64 = 0
+    /// The client's resync generation when a pull last applied the record: a resync removes the records it didn't
+    /// apply.
+    package var generation: Int64 = 0
 
     package init(entity: String, key: Value) {
         id = Self.id(entity: entity, key: key)
@@ -48,6 +51,10 @@ package struct SyncClientState: Entity, Equatable {
     package var lastSequence: Int64 = 0
     /// The server's change cursor this store has pulled up to; 0 before the first pull.
     package var cursor: Int64 = 0
+    /// The scopes the store's records are those of (as the sync client writes them); `nil` before the first pull.
+    package var syncedScopes: String?
+    /// How many times the store resynced (pulled its scopes whole and removed the records it didn't get).
+    package var generation: Int64 = 0
 
     package init(clientID: String) { self.clientID = clientID }
 

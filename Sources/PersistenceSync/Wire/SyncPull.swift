@@ -13,14 +13,24 @@ public struct SyncPullRequest: Sendable, Hashable, Codable {
     public var after: SyncPosition?
     /// The most changes in one page.
     public var limit: Int
+    /// The scopes whose records the client syncs; `nil` for the whole store (a trusted client's).
+    public var scopes: [SyncScope]?
+    /// Whether to send only the records in the scopes now (a new scope's, a resync's first pull), rather than every
+    /// change since the cursor, deletions and records that left the scopes included.
+    public var isSnapshot: Bool
 
     /// Creates a request.
-    public init(clientID: String, modelVersion: Int, cursor: Int64, after: SyncPosition?, limit: Int) {
+    public init(
+        clientID: String, modelVersion: Int, cursor: Int64, after: SyncPosition?, limit: Int,
+        scopes: [SyncScope]? = nil, isSnapshot: Bool = false
+    ) {
         self.clientID = clientID
         self.modelVersion = modelVersion
         self.cursor = cursor
         self.after = after
         self.limit = limit
+        self.scopes = scopes
+        self.isSnapshot = isSnapshot
     }
 }
 
@@ -43,7 +53,8 @@ public struct SyncPosition: Sendable, Hashable, Codable {
 
 /// One page of pulled changes.
 public struct SyncPullPage: Sendable, Hashable, Codable {
-    /// The server's current state of each record changed since the cursor, deletions included.
+    /// The server's current state of each record changed since the cursor, deletions included (a record that left the
+    /// client's scopes comes as a deletion).
     public var changes: [SyncChange]
     /// Where to ask for the next page; `nil` when this is the last one.
     public var next: SyncPosition?

@@ -23,12 +23,15 @@ public struct SyncPush: Sendable, Hashable, Codable {
     public var modelVersion: Int
     /// The changes, in sequence order; a batch holds every change of each sequence it holds.
     public var entries: [Entry]
+    /// The scopes the client syncs: it may change only records in them; `nil` for the whole store.
+    public var scopes: [SyncScope]?
 
     /// Creates a push.
-    public init(clientID: String, modelVersion: Int, entries: [Entry]) {
+    public init(clientID: String, modelVersion: Int, entries: [Entry], scopes: [SyncScope]? = nil) {
         self.clientID = clientID
         self.modelVersion = modelVersion
         self.entries = entries
+        self.scopes = scopes
     }
 }
 
@@ -67,7 +70,8 @@ public struct SyncPushResult: Sendable, Hashable, Codable {
         case applied
         /// Stored merged with the server's state by the entity's merge policy.
         case merged
-        /// Not stored: the entity's conflict policy kept the server's state.
+        /// Not stored: the entity's conflict policy kept the server's state, or the record is outside the client's
+        /// scopes (then its current state is a deletion: the client doesn't hold it).
         case rejected
         /// Applied by an earlier push of the same sequence (a retry): nothing done again.
         case alreadyApplied

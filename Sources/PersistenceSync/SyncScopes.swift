@@ -1,0 +1,25 @@
+import Foundation
+import PersistenceCore
+
+/// How a store's synced scopes are kept in its journal: `*` for the whole server store, else the subscriptions as
+/// JSON in a fixed order, so that equal sets compare equal.
+enum SyncScopes {
+    static func text(of scopes: [SyncScope]?) -> String {
+        guard let scopes else { return "*" }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let items = Set(scopes).compactMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        return "[" + items.sorted().joined(separator: ",") + "]"
+    }
+
+    /// The scopes of `scopes` that `synced` lacks, when `scopes` only adds to it; `nil` when it drops one (or isn't a
+    /// list of subscriptions on either side).
+    static func added(to synced: String?, in scopes: [SyncScope]?) -> [SyncScope]? {
+        guard let synced, synced != "*", let scopes,
+            let old = try? JSONDecoder().decode([SyncScope].self, from: Data(synced.utf8))
+        else { return nil }
+        let new = Set(scopes)
+        guard Set(old).isSubset(of: new) else { return nil }
+        return Array(new.subtracting(old))
+    }
+}

@@ -21,6 +21,9 @@ let package = Package(
         // Sync: the embedded side (links no server code) and the server side (links no LMDB) apart.
         .library(name: "PersistenceSync", targets: ["PersistenceSync"]),
         .library(name: "PersistenceSyncServer", targets: ["PersistenceSyncServer"]),
+        // Sync over HTTP: the client transport (async-http-client) and the server's Hummingbird handler, apart.
+        .library(name: "PersistenceSyncHTTP", targets: ["PersistenceSyncHTTP"]),
+        .library(name: "PersistenceSyncHummingbird", targets: ["PersistenceSyncHummingbird"]),
         // `@Entity`: an app that doesn't import it doesn't build swift-syntax.
         .library(name: "PersistenceMacros", targets: ["PersistenceMacros"]),
         // `migrate`, `verify` and `export` an app adds to its own executable, with its model and migrations.
@@ -41,6 +44,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // Sync over HTTP: the server handler mounts in Hummingbird, the client transport runs on async-http-client.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
         // CSV for the store tools' export: only PersistenceCommands depends on it.
         .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
         // The `@Entity` macro's compiler plugin: only PersistenceMacros depends on it.
@@ -130,6 +136,25 @@ let package = Package(
         .target(
             name: "PersistenceSyncServer",
             dependencies: ["PersistenceCore", "PersistenceSync", "PersistencePostgres", "PersistenceSQL"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PersistenceSyncHTTP",
+            dependencies: [
+                "PersistenceCore", "PersistenceSync",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "PersistenceSyncHummingbird",
+            dependencies: [
+                "PersistenceCore", "PersistenceSync", "PersistenceSyncServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         // `@Entity` writes an entity's record code at compile time: the macro's plugin, and the library that declares
@@ -241,7 +266,8 @@ let package = Package(
             name: "PersistenceSyncTests",
             dependencies: [
                 "PersistenceCore", "PersistenceSync", "PersistenceSyncServer", "PersistencePostgres",
-                "PersistenceSQLite", "PersistenceLMDB", "PersistenceTesting",
+                "PersistenceSQLite", "PersistenceLMDB", "PersistenceTesting", "PersistenceSyncHTTP",
+                "PersistenceSyncHummingbird", .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -82,7 +82,9 @@ public final class SyncClient<Store: Database>: Sendable {
     public func sync() async throws -> SyncReport {
         try await gate.serialized {
             var report = try await self.pushAll()
-            report.pulled = try await self.pullAll()
+            let pulled = try await self.pullAll()
+            report.pulled = pulled.count
+            report.rejections += pulled.rejections
             return report
         }
     }
@@ -94,10 +96,15 @@ public final class SyncClient<Store: Database>: Sendable {
     }
 
     /// Pulls every server change since the last pull (without pushing).
-    /// - Returns: How many changes were pulled.
     @discardableResult
-    public func pull() async throws -> Int {
-        try await gate.serialized { try await self.pullAll() }
+    public func pull() async throws -> SyncReport {
+        try await gate.serialized {
+            let pulled = try await self.pullAll()
+            var report = SyncReport()
+            report.pulled = pulled.count
+            report.rejections = pulled.rejections
+            return report
+        }
     }
 
     /// The changes the server did not keep as pushed, as they come back, to every iteration started before they do.
@@ -213,7 +220,33 @@ public final class SyncClient<Store: Database>: Sendable {
             if unchangedSince { state.pending = 0 }
             try context.upsert(state)
         }
-        return rejections
+        return rejections + (try Self.droppedByCascade(in: context, entities: entities))
+    }
+
+    /// The records with unpushed local changes that this transaction's pulled deletions removed through a cascade
+    /// delete rule (the record they belong to was deleted on the server): reported as rejections, no longer pending.
+    private static func droppedByCascade(in context: some DatabaseContext, entities: SyncedEntities) throws
+        -> [SyncRejection]
+    {
+        var dropped: [SyncRejection] = []
+        for (entity, keys) in SyncJournal.currentChanges() {
+            guard let entry = try? entities.entry(entity) else { continue }
+            for key in keys {
+                let id = SyncRecordState.id(entity: entity, key: key)
+                guard var state = try context.recover(SyncRecordState.self, id: id), state.pending > 0,
+                    try context.syncedRecord(entry, key: key) == nil
+                else { continue }
+                dropped.append(
+                    SyncRejection(
+                        entity: entity, key: key,
+                        reason: "deleted on the server with a record it belongs to (a cascade delete rule)",
+                        serverState: SyncChange(entity: entity, key: key, values: nil, version: state.version),
+                        sequence: state.pending))
+                state.pending = 0
+                try context.upsert(state)
+            }
+        }
+        return dropped
     }
 
     private func publish(_ rejections: [SyncRejection]) {
@@ -226,12 +259,23 @@ public final class SyncClient<Store: Database>: Sendable {
 
     // MARK: Pull
 
-    private func pullAll() async throws -> Int {
+    /// What pulls did: how many changes came, and the local changes they made void.
+    private struct Pulled: Sendable {
+        var count = 0
+        var rejections: [SyncRejection] = []
+
+        static func += (lhs: inout Pulled, rhs: Pulled) {
+            lhs.count += rhs.count
+            lhs.rejections += rhs.rejections
+        }
+    }
+
+    private func pullAll() async throws -> Pulled {
         let clientID = try await self.clientID()
         let client = try await database.read { try SyncClientState.current(in: $0) }
         let scopes = self.scopes
         let wanted = SyncScopes.text(of: scopes)
-        var pulled = 0
+        var pulled = Pulled()
         if client.syncedScopes == nil || client.cursor == 0 {
             pulled += try await resync(clientID: clientID, scopes: scopes)
         } else if client.syncedScopes != wanted {
@@ -259,7 +303,7 @@ public final class SyncClient<Store: Database>: Sendable {
     }
 
     /// Pulls every change since the store's cursor, then moves the cursor.
-    private func changes(clientID: String, scopes: [SyncScope]?) async throws -> Int {
+    private func changes(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
         let cursor = try await database.read { try SyncClientState.current(in: $0).cursor }
         return try await pages(
             clientID: clientID, cursor: cursor, scopes: scopes, snapshot: false, generation: nil,
@@ -272,7 +316,7 @@ public final class SyncClient<Store: Database>: Sendable {
 
     /// Pulls the scopes' records whole, removes every clean local record it didn't get, and restarts the cursor from
     /// the snapshot: the first sync, a dropped scope, a client offline for longer than the server keeps deletions.
-    private func resync(clientID: String, scopes: [SyncScope]?) async throws -> Int {
+    private func resync(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
         let generation = try await database.read { try SyncClientState.current(in: $0).generation } + 1
         let wanted = SyncScopes.text(of: scopes)
         return try await pages(
@@ -292,10 +336,10 @@ public final class SyncClient<Store: Database>: Sendable {
     private func pages(
         clientID: String, cursor: Int64, scopes: [SyncScope]?, snapshot: Bool, generation: Int64?,
         finish: @escaping @Sendable (Store.Context, Int64) throws -> Void
-    ) async throws -> Int {
+    ) async throws -> Pulled {
         var after: SyncPosition?
         var lowest = Int64.max
-        var pulled = 0
+        var pulled = Pulled()
         repeat {
             let request = SyncPullRequest(
                 clientID: clientID, modelVersion: entities.model.version, cursor: cursor, after: after,
@@ -303,12 +347,14 @@ public final class SyncClient<Store: Database>: Sendable {
             let page = try await transport.pull(request)
             lowest = min(lowest, page.cursor)
             let horizon = lowest
-            try await database.write { [entities] context in
+            let dropped = try await database.write { [entities] context in
                 try SyncJournal.markRemoteApply()
                 try Self.apply(page.changes, in: context, entities: entities, generation: generation)
                 if page.next == nil { try finish(context, horizon) }
+                return try Self.droppedByCascade(in: context, entities: entities)
             }
-            pulled += page.changes.count
+            publish(dropped)
+            pulled += Pulled(count: page.changes.count, rejections: dropped)
             after = page.next
         } while after != nil
         return pulled

@@ -68,8 +68,23 @@ extension SyncServer {
                     reason: "the record is outside the client's scopes")
                 continue
             }
-            outcomes[index] = try settle(
-                entry, syncEntry, policy: policies[change.entity] ?? .serverWins, version: version, in: context)
+            do {
+                outcomes[index] = try context.savepoint {
+                    try settle(
+                        entry, syncEntry, policy: policies[change.entity] ?? .serverWins, version: version,
+                        in: context)
+                }
+            } catch let error as PersistenceError where Self.refusesOneChange(error) {
+                // The change breaks a rule of the store (a reference, a unique index, a deny rule): only it is
+                // refused, and the client takes the server's state.
+                let stored = try context.syncedRecord(syncEntry, key: change.key)
+                outcomes[index] = .init(
+                    sequence: entry.sequence, entity: change.entity, key: change.key, kind: .rejected,
+                    current: SyncChange(
+                        entity: change.entity, key: change.key, values: stored.map(SyncChange.values(of:)),
+                        version: try loggedVersion(of: change, in: context)),
+                    reason: "the server's store refused it: \(error.message)")
+            }
         }
         if let last = push.entries.map(\.sequence).max(), last > applied {
             _ = try context.internalRows(
@@ -132,6 +147,11 @@ extension SyncServer {
             }
             return outcome(.merged, try store(merged), nil)
         }
+    }
+
+    /// Whether `error` refuses one pushed change for a rule of the store's, rather than the whole push.
+    private static func refusesOneChange(_ error: PersistenceError) -> Bool {
+        [.referenceNotFound, .deleteDenied, .uniqueViolation, .duplicateKey, .constraintViolation].contains(error.code)
     }
 
     /// Whether the client may write the change: its entity is in the client's scopes, and the record is in them both

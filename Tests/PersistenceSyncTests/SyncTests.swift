@@ -169,6 +169,45 @@ struct SyncTests {
         #expect(try await laptop.contents() == expected)
     }
 
+    @Test func aLocalChangeToARecordWhoseParentTheServerDeletedIsReportedNotLost() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
+        let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
+        try await phone.write { context in
+            try context.create(Project(id: 3, name: "Doomed"))
+            try context.create(Chore(id: "c", projectID: 3, title: "old", done: false, revision: 1))
+        }
+        _ = try await phone.sync()
+        _ = try await laptop.sync()
+        try await laptop.write { _ = try $0.delete(Project.self, id: 3) }
+        _ = try await laptop.sync()
+
+        // A change the pull's cascade removes: reported, no longer pending.
+        try await phone.write { try $0.update(Chore(id: "c", projectID: 3, title: "edited", done: true, revision: 2)) }
+        guard let sqlitePhone = phone as? SyncClient<SQLiteDatabase> else { return }
+        let pulled = try await sqlitePhone.pull()
+        #expect(pulled.rejections.map(\.key) == [.text("c")], "\(pulled.rejections)")
+        #expect(try await phone.pendingCount() == 0)
+
+        // A record created offline under the deleted parent: the server refuses it, and says so.
+        try await laptop.write { context in
+            try context.create(Project(id: 4, name: "Also doomed"))
+        }
+        _ = try await laptop.sync()
+        _ = try await phone.sync()
+        try await laptop.write { _ = try $0.delete(Project.self, id: 4) }
+        _ = try await laptop.sync()
+        try await sqlitePhone.database.write { context in
+            try context.create(Chore(id: "d", projectID: 4, title: "new", done: false, revision: 1))
+        }
+        let report = try await phone.sync()
+        #expect(report.rejections.map(\.key) == [.text("d")], "\(report.rejections)")
+        #expect(try await phone.contents() == Contents.of(store))
+    }
+
     @Test func aPushRetriedAfterItsAnswerWasLostAppliesOnce() async throws {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }

@@ -49,6 +49,12 @@ package final class SyncJournal: Sendable {
         }
     }
 
+    /// Every record the calling write transaction of a synced store changed so far, per entity (cascades of delete
+    /// rules included); empty outside one.
+    package static func currentChanges() -> [(entity: String, keys: [Value])] {
+        ChangeRecorder.current?.changedKeys() ?? []
+    }
+
     /// Marks the calling write transaction as one that applies pulled changes: its changes aren't noted as local.
     /// - Throws: ``PersistenceError/Code/invalidArgument`` outside a write transaction of a synced store.
     package static func markRemoteApply() throws {

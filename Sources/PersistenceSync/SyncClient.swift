@@ -340,6 +340,8 @@ public final class SyncClient<Store: Database>: Sendable {
         var after: SyncPosition?
         var lowest = Int64.max
         var pulled = Pulled()
+        // References to records a later page may bring.
+        var dangling: [DanglingReference] = []
         repeat {
             let request = SyncPullRequest(
                 clientID: clientID, modelVersion: entities.model.version, cursor: cursor, after: after,
@@ -347,12 +349,18 @@ public final class SyncClient<Store: Database>: Sendable {
             let page = try await transport.pull(request)
             lowest = min(lowest, page.cursor)
             let horizon = lowest
-            let dropped = try await database.write { [entities] context in
+            let earlier = dangling
+            let (dropped, unresolved) = try await database.write { [entities] context in
                 try SyncJournal.markRemoteApply()
                 try Self.apply(page.changes, in: context, entities: entities, generation: generation)
-                if page.next == nil { try finish(context, horizon) }
-                return try Self.droppedByCascade(in: context, entities: entities)
+                let dangling = earlier + SyncJournal.currentDanglingReferences()
+                if page.next == nil {
+                    try Self.checkReferences(dangling, in: context, entities: entities)
+                    try finish(context, horizon)
+                }
+                return (try Self.droppedByCascade(in: context, entities: entities), dangling)
             }
+            dangling = unresolved
             publish(dropped)
             pulled += Pulled(count: page.changes.count, rejections: dropped)
             after = page.next
@@ -371,18 +379,35 @@ public final class SyncClient<Store: Database>: Sendable {
                 try context.recover(SyncRecordState.self, id: id)
                 ?? SyncRecordState(entity: change.entity, key: change.key)
             guard state.pending == 0 else { continue }
-            do {
-                try context.storeSynced(entry, key: change.key, record: change.record(of: entry.layout))
-            } catch let error as PersistenceError where error.code == .referenceNotFound {
-                throw PersistenceError(
-                    .referenceNotFound,
-                    "a pulled \(change.entity) record refers to a record the client doesn't hold: subscribe to scopes"
-                        + " that hold what the records of your scopes refer to",
-                    underlyingError: error)
-            }
+            try context.storeSynced(entry, key: change.key, record: change.record(of: entry.layout))
             state.version = change.version
             if let generation { state.generation = generation }
             try context.upsert(state)
+        }
+    }
+
+    /// Checks, once a pull's pages are all applied, that the records pulled records referred to before they arrived
+    /// are there now — or deleted locally by a change not yet pushed (its push settles it).
+    /// - Throws: ``PersistenceError/Code/referenceNotFound`` when one isn't: the client's scopes hold a record but
+    ///   not one it refers to. The pull's last page rolls back; the next pull tries again.
+    private static func checkReferences(
+        _ references: [DanglingReference], in context: some DatabaseContext, entities: SyncedEntities
+    ) throws {
+        for reference in references {
+            // The referring record may have gone or changed since (a later page deleted or moved it).
+            let source = try entities.entry(reference.source)
+            guard let referring = try context.syncedRecord(source, key: reference.sourceKey),
+                referring[reference.foreignKey] == reference.key
+            else { continue }
+            let target = try entities.entry(reference.target)
+            if try context.syncedRecord(target, key: reference.key) != nil { continue }
+            let state = try context.recover(
+                SyncRecordState.self, id: SyncRecordState.id(entity: reference.target, key: reference.key))
+            if let state, state.pending > 0 { continue }
+            throw PersistenceError(
+                .referenceNotFound,
+                "pulled \(reference.source) records refer to a \(reference.target) record the client doesn't hold:"
+                    + " subscribe to scopes that hold what the records of your scopes refer to")
         }
     }
 

@@ -76,6 +76,15 @@ extension RecordValueAccess {
             if key == .null { continue }
             if reference.target == position, key == values[graph.layouts[position].primaryKeyIndex] { continue }
             guard try contains(graph.types[reference.target], key) else {
+                if let recorder = ChangeRecorder.current, recorder.appliesRemoteChanges {
+                    let layout = graph.layouts[position]
+                    recorder.danglingReferences.append(
+                        DanglingReference(
+                            source: layout.entity.name, sourceKey: values[layout.primaryKeyIndex],
+                            foreignKey: layout.names[reference.foreignKey],
+                            target: graph.layouts[reference.target].entity.name, key: key))
+                    continue
+                }
                 let entity = graph.layouts[position].entity.name
                 throw PersistenceError(
                     .referenceNotFound,

@@ -31,6 +31,10 @@ package final class ChangeRecorder {
     /// The transaction applies changes pulled from a sync server: a synced store's journal doesn't note them as
     /// local changes to push (``SyncJournal``).
     package var appliesRemoteChanges = false
+    /// References to records not stored that changes pulled from a sync server wrote: pages of a pull arrive in the
+    /// server's change order, so a record may come before the one it refers to. The sync client checks them once the
+    /// pull's last page is applied.
+    package var danglingReferences: [DanglingReference] = []
 
     /// Starts a transaction's record; `recordsKeys` as the hub's `recordsKeys` says when it begins.
     package init(recordsKeys: Bool) { self.recordsKeys = recordsKeys }
@@ -152,6 +156,14 @@ private let currentRecorderKey: pthread_key_t = {
     pthread_key_create(&key, nil)
     return key
 }()
+
+/// A reference a pulled record wrote to a record not stored (``ChangeRecorder/danglingReferences``).
+package struct DanglingReference: Sendable {
+    /// The referring record's entity and primary key, and its foreign-key attribute.
+    package let source: String, sourceKey: Value, foreignKey: String
+    /// The record it refers to.
+    package let target: String, key: Value
+}
 
 /// What happened to one record.
 package enum ChangeKind: Sendable {

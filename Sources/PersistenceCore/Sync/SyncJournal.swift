@@ -55,6 +55,12 @@ package final class SyncJournal: Sendable {
         ChangeRecorder.current?.changedKeys() ?? []
     }
 
+    /// The records not stored that pulled changes of the calling write transaction referred to (see
+    /// ``ChangeRecorder/danglingReferences``).
+    package static func currentDanglingReferences() -> [DanglingReference] {
+        ChangeRecorder.current?.danglingReferences ?? []
+    }
+
     /// Marks the calling write transaction as one that applies pulled changes: its changes aren't noted as local.
     /// - Throws: ``PersistenceError/Code/invalidArgument`` outside a write transaction of a synced store.
     package static func markRemoteApply() throws {

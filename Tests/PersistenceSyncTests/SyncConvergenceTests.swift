@@ -1,0 +1,214 @@
+import Foundation
+import PersistenceCore
+import PersistenceLMDB
+import PersistencePostgres
+import PersistenceSQLite
+import PersistenceSync
+import PersistenceSyncHTTP
+import PersistenceSyncServer
+import Synchronization
+import Testing
+
+/// A transport that fails now and then, as a network and a killed app do: a request that never reaches the server
+/// (`unreachable`), or an answer lost after the server applied the push or answered the pull (`connectionLost`).
+final class FlakyTransport: SyncTransport, Sendable {
+    private let inner: any SyncTransport
+    private let random: Mutex<SeededGenerator>
+    private let failing = Atomic<Bool>(true)
+
+    init(_ inner: any SyncTransport, seed: UInt64) {
+        self.inner = inner
+        random = Mutex(SeededGenerator(seed: seed))
+    }
+
+    /// Stops failing (the schedule's end: every client syncs cleanly).
+    func heal() { failing.store(false, ordering: .relaxed) }
+
+    private func roll() -> Int { random.withLock { Int.random(in: 0..<10, using: &$0) } }
+
+    private func run<R>(_ call: () async throws -> R) async throws -> R {
+        let roll = failing.load(ordering: .relaxed) ? roll() : 9
+        if roll == 0 { throw PersistenceError(.unreachable, "flaky: not sent") }
+        let answer = try await call()
+        if roll == 1 { throw PersistenceError(.connectionLost, "flaky: answer lost") }
+        return answer
+    }
+
+    func push(_ push: SyncPush) async throws -> SyncPushResult { try await run { try await inner.push(push) } }
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullPage {
+        try await run { try await inner.pull(request) }
+    }
+}
+
+/// A fixed-seed schedule of offline edits, conflicting edits, cascading deletes, server-side writes, lost requests and
+/// answers, over three clients (SQLite, LMDB, encrypted LMDB; direct and HTTP transports): at the end every client
+/// holds what the server holds, every memo any client created is there (memos are never deleted), and rejections came
+/// only from the policies that reject.
+@Suite(.timeLimit(.minutes(5)))
+struct SyncConvergenceTests {
+    @Test(arguments: [UInt64(7), 2026, 31_337])
+    func randomSchedulesConverge(seed: UInt64) async throws {
+        let store = try await offPool { try freshServerStore() }
+        // Projects: server wins (no stamp); chores: newest stamp; memos: client wins.
+        let server = try await offPool {
+            try SyncServer(database: store, model: serverModel, policies: ["Memo": .clientWins])
+        }
+        try await withHTTPServer(server) { url in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let transports = [
+                FlakyTransport(server.directTransport, seed: seed &+ 1),
+                FlakyTransport(httpTransport(url, token: "admin"), seed: seed &+ 2),
+                FlakyTransport(server.directTransport, seed: seed &+ 3),
+            ]
+            let clients: [any ConvergingClient] = try [
+                makeClient(SQLiteBuilder.in(directory, "sqlite"), transports[0]),
+                makeClient(LMDBBuilder.unencrypted(directory, "lmdb"), transports[1]),
+                makeClient(LMDBBuilder.encrypted(directory, "encrypted"), transports[2]),
+            ]
+            var random = SeededGenerator(seed: seed)
+            var createdMemos = Set<UUID>()
+            var stamp: Int64 = 0
+            var rejections: [SyncRejection] = []
+            var failedSyncs = 0
+            for _ in 0..<240 {
+                stamp += 1
+                let roll = Int.random(in: 0..<100, using: &random)
+                let actor = Int.random(in: 0...clients.count, using: &random)
+                if roll < 25 {
+                    // A sync, which may fail part-way; the next one goes on.
+                    guard actor < clients.count else { continue }
+                    do {
+                        rejections += try await clients[actor].sync().rejections
+                    } catch let error as PersistenceError
+                        where [.unreachable, .connectionLost].contains(error.code)
+                    {
+                        failedSyncs += 1
+                    }
+                    continue
+                }
+                let edit = Edit.random(using: &random, stamp: stamp)
+                if case .createMemo(let id, _) = edit, actor < clients.count { createdMemos.insert(id) }
+                // An edit that breaks a local rule (a duplicate key, a missing project) is refused locally, as in
+                // any app: nothing to sync.
+                if actor == clients.count {
+                    _ = try? await store.write { try edit.apply(to: $0) }
+                } else {
+                    try? await clients[actor].edit { try edit.apply(to: $0) }
+                }
+            }
+            for transport in transports { transport.heal() }
+            for _ in 0..<2 {
+                for client in clients { rejections += try await client.sync().rejections }
+            }
+            let expected = try await Contents.of(store)
+            for (index, client) in clients.enumerated() {
+                let held = try await client.contents()
+                #expect(held == expected, "client \(index) (seed \(seed)): \(held) vs server \(expected)")
+                #expect(try await client.pendingCount() == 0)
+            }
+            #expect(createdMemos.isSubset(of: Set(expected.memos.map(\.id))), "a created memo was lost")
+            #expect(!rejections.contains { $0.entity == "Memo" }, "client wins never rejects")
+            #expect(failedSyncs > 0 && !rejections.isEmpty, "the schedule had failures and conflicts")
+        }
+    }
+
+    private func makeClient<B: DatabaseBuilder>(_ builder: B, _ transport: FlakyTransport) throws
+        -> any ConvergingClient
+    {
+        try SyncClient(database: builder.create(), model: clientModel, transport: transport, pullPageSize: 7)
+    }
+}
+
+/// One random edit, applied to a client's store or to the server's.
+enum Edit {
+    case createProject(Int64, String)
+    case renameProject(Int64, String)
+    case deleteProject(Int64)
+    case createChore(String, Int64, Int64)
+    case editChore(String, Int64, Int64)
+    case deleteChore(String)
+    case createMemo(UUID, String)
+    case editMemo(String)
+
+    static func random(using random: inout SeededGenerator, stamp: Int64) -> Edit {
+        let project = Int64.random(in: 1...6, using: &random)
+        let chore = "c\(Int.random(in: 1...10, using: &random))"
+        switch Int.random(in: 0..<8, using: &random) {
+        case 0: return .createProject(project, "p\(stamp)")
+        case 1: return .renameProject(project, "p\(stamp)")
+        case 2:
+            return Int.random(in: 0..<3, using: &random) == 0
+                ? .deleteProject(project) : .renameProject(project, "r\(stamp)")
+        case 3: return .createChore(chore, project, stamp)
+        case 4, 5: return .editChore(chore, project, stamp)
+        case 6:
+            return Int.random(in: 0..<2, using: &random) == 0 ? .deleteChore(chore) : .editChore(chore, project, stamp)
+        default:
+            return Int.random(in: 0..<2, using: &random) == 0
+                ? .createMemo(UUID(uuidString: String(format: "00000000-0000-0000-0000-%012llx", stamp))!, "m\(stamp)")
+                : .editMemo("e\(stamp)")
+        }
+    }
+
+    func apply(to context: some DatabaseContext) throws {
+        switch self {
+        case .createProject(let id, let name): try context.create(Project(id: id, name: name))
+        case .renameProject(let id, let name): try context.update(Project(id: id, name: name))
+        case .deleteProject(let id): _ = try context.delete(Project.self, id: id)
+        case .createChore(let id, let project, let stamp):
+            try context.create(Chore(id: id, projectID: project, title: "t\(stamp)", done: false, revision: stamp))
+        case .editChore(let id, let project, let stamp):
+            guard var chore = try context.recover(Chore.self, id: id) else { return }
+            chore.title = "t\(stamp)"
+            chore.done.toggle()
+            chore.revision = stamp
+            if stamp.isMultiple(of: 5), try context.recover(Project.self, id: project) != nil {
+                chore.projectID = project
+            }
+            try context.update(chore)
+        case .deleteChore(let id): _ = try context.delete(Chore.self, id: id)
+        case .createMemo(let id, let text): try context.create(Memo(id: id, text: text, tags: ""))
+        case .editMemo(let text):
+            guard var memo = try context.recover(Memo.self, query: Query(limit: 1)).first else { return }
+            memo.text = text
+            try context.update(memo)
+        }
+    }
+}
+
+/// What the convergence test needs of a client, whatever its store.
+protocol ConvergingClient: Sendable {
+    func sync() async throws -> SyncReport
+    func pendingCount() async throws -> Int
+    func edit(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws
+    func contents() async throws -> Contents
+}
+
+extension SyncClient: ConvergingClient {
+    func edit(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws {
+        try await database.write { try body($0) }
+    }
+}
+
+extension SQLiteBuilder {
+    static func `in`(_ directory: URL, _ name: String) -> SQLiteBuilder {
+        var builder = SQLiteBuilder(databaseName: name, model: clientModel)
+        builder.directory = directory
+        return builder
+    }
+}
+
+extension LMDBBuilder {
+    static func unencrypted(_ directory: URL, _ name: String) -> LMDBBuilder {
+        var builder = LMDBBuilder.unencrypted(databaseName: name, model: clientModel)
+        builder.directory = directory
+        return builder
+    }
+
+    static func encrypted(_ directory: URL, _ name: String) -> LMDBBuilder {
+        var builder = LMDBBuilder(databaseName: name, passphrase: "correct horse", model: clientModel)
+        builder.directory = directory
+        return builder
+    }
+}

@@ -18,6 +18,8 @@ public final class LMDBDatabase: FileBackedDatabase, MigratingDatabase, Sendable
 
     /// The store's file.
     public let fileURL: URL
+
+    public var storeFileURL: URL? { fileURL }
     /// The environment, kept for the observation hub once closed; operations reach it through ``environment``.
     private let storeEnvironment: Environment
     /// Set by `close()`.

@@ -11,6 +11,8 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
 
     /// The store's file, or `nil` in memory.
     public let fileURL: URL?
+
+    public var storeFileURL: URL? { fileURL }
     /// What the migration that ran when the store opened did, step by step; `nil` when none ran.
     public let migrationReport: MigrationReport?
     let mappings: EntityLookup<TableMapping>

@@ -1,3 +1,4 @@
+import Foundation
 public import PersistenceCore
 import Synchronization
 
@@ -29,6 +30,9 @@ public final class SyncClient<Store: Database>: Sendable {
     public let pullPageSize: Int
     private let gate = SyncGate()
     private let subscribed: Mutex<[SyncScope]?>
+    private let broadcast = SyncStatusBroadcast()
+    private let wake = SyncWakeSignal()
+    private let processLock: SyncProcessLock?
     private let rejectionSubscribers = Mutex<[Int: AsyncStream<SyncRejection>.Continuation]>([:])
     private let nextSubscriber = Atomic<Int>(0)
 
@@ -59,6 +63,10 @@ public final class SyncClient<Store: Database>: Sendable {
         self.pushBatchSize = pushBatchSize
         self.pullPageSize = pullPageSize
         subscribed = Mutex(scopes)
+        processLock = (database as? any FileBackedDatabase)?.storeFileURL.map {
+            SyncProcessLock(
+                url: $0.deletingLastPathComponent().appendingPathComponent($0.lastPathComponent + ".sync-lock"))
+        }
     }
 
     /// The scopes whose records the store holds; `nil` for the whole server store.
@@ -78,34 +86,115 @@ public final class SyncClient<Store: Database>: Sendable {
     /// - Returns: What was pushed and pulled, and every pushed change the server did not keep.
     /// - Throws: What the transport or the local store throws (``PersistenceError/Code/unreachable``,
     ///   ``PersistenceError/Code/connectionLost``…): the sync stopped there, and running it again is safe.
+    ///
+    /// One process syncs a file-based store at a time (a lock beside the store's file): while another one does,
+    /// this returns at once with ``SyncReport/syncedElsewhere`` set.
     @discardableResult
     public func sync() async throws -> SyncReport {
-        try await gate.serialized {
-            var report = try await self.pushAll()
-            let pulled = try await self.pullAll()
-            report.pulled = pulled.count
-            report.rejections += pulled.rejections
-            return report
-        }
+        try await run(push: true, pull: true)
     }
 
     /// Pushes every pending local change (without pulling).
     @discardableResult
     public func push() async throws -> SyncReport {
-        try await gate.serialized { try await self.pushAll() }
+        try await run(push: true, pull: false)
     }
 
     /// Pulls every server change since the last pull (without pushing).
     @discardableResult
     public func pull() async throws -> SyncReport {
+        try await run(push: false, pull: true)
+    }
+
+    private func run(push: Bool, pull: Bool) async throws -> SyncReport {
         try await gate.serialized {
-            let pulled = try await self.pullAll()
-            var report = SyncReport()
-            report.pulled = pulled.count
-            report.rejections = pulled.rejections
-            return report
+            let work = { () async throws -> SyncReport in
+                var report = push ? try await self.pushAll() : SyncReport()
+                if pull {
+                    let pulled = try await self.pullAll()
+                    report.pulled = pulled.count
+                    report.rejections += pulled.rejections
+                }
+                return report
+            }
+            do {
+                let report: SyncReport
+                if let processLock = self.processLock {
+                    guard let locked = try await processLock.withLock(work) else {
+                        self.broadcast.publish(.syncingElsewhere)
+                        var elsewhere = SyncReport()
+                        elsewhere.syncedElsewhere = true
+                        return elsewhere
+                    }
+                    report = locked
+                } else {
+                    report = try await work()
+                }
+                self.broadcast.publish(.idle)
+                return report
+            } catch let error as PersistenceError {
+                self.broadcast.publish(Self.isOffline(error) ? .offline : .failed(error))
+                throw error
+            } catch {
+                self.broadcast.publish(.failed(PersistenceError(.backend, "the sync failed", underlyingError: error)))
+                throw error
+            }
         }
     }
+
+    /// Whether `error` says the server can't be reached now (trying later may work).
+    private static func isOffline(_ error: PersistenceError) -> Bool {
+        [.unreachable, .connectionLost, .commitOutcomeUnknown, .busy].contains(error.code)
+    }
+
+    /// What the client is doing, as it changes, starting with what it does now; a slow reader gets the newest.
+    ///
+    /// ```swift
+    /// for await status in client.statuses { banner.text = "\(status)" }
+    /// ```
+    public var statuses: AsyncStream<SyncStatus> { broadcast.stream() }
+
+    /// What the client is doing now.
+    public var status: SyncStatus { broadcast.current }
+
+    /// Syncs until the calling task is cancelled: at once, then whenever a local write leaves changes to push, when
+    /// ``syncNow()`` is called, and at least every `interval` (to pull the server's changes). A failed sync is tried
+    /// again after a pause that doubles from one second up to `interval` while the server can't be reached.
+    ///
+    /// ```swift
+    /// let syncing = Task { await client.run(every: .seconds(30)) }
+    /// // …
+    /// syncing.cancel()
+    /// ```
+    public func run(every interval: Duration = .seconds(30)) async {
+        let watcher = Task { [database, wake] in
+            for await _ in database.changes(of: SyncRecordState.self) { wake.signal() }
+        }
+        defer { watcher.cancel() }
+        var pause = Duration.seconds(1)
+        var due = true
+        while !Task.isCancelled {
+            let pending = due ? 0 : ((try? await pendingCount()) ?? 0)
+            if due || pending > 0 {
+                do {
+                    _ = try await sync()
+                    pause = .seconds(1)
+                } catch {
+                    await wake.wait(upTo: min(pause, interval))
+                    pause = min(pause * 2, interval)
+                    due = true
+                    continue
+                }
+            }
+            let clock = ContinuousClock()
+            let start = clock.now
+            await wake.wait(upTo: interval)
+            due = clock.now - start >= interval
+        }
+    }
+
+    /// Wakes ``run(every:)`` to sync now (after a push notification, say).
+    public func syncNow() { wake.signal() }
 
     /// The changes the server did not keep as pushed, as they come back, to every iteration started before they do.
     ///
@@ -137,6 +226,7 @@ public final class SyncClient<Store: Database>: Sendable {
                 try Self.pendingBatch(in: context, entities: entities, limit: pushBatchSize)
             }
             guard !entries.isEmpty else { return report }
+            broadcast.publish(.pushing(entries.count))
             let push = SyncPush(
                 clientID: clientID, modelVersion: entities.model.version, entries: entries, scopes: scopes)
             let result = try await transport.push(push)
@@ -363,6 +453,7 @@ public final class SyncClient<Store: Database>: Sendable {
             dangling = unresolved
             publish(dropped)
             pulled += Pulled(count: page.changes.count, rejections: dropped)
+            broadcast.publish(.pulling(pulled.count))
             after = page.next
         } while after != nil
         return pulled

@@ -7,8 +7,11 @@ public struct SyncReport: Sendable, Hashable {
     /// How many server changes were pulled (those to records with unpushed local changes included, though not
     /// applied).
     public var pulled = 0
-    /// The pushed changes the server didn't keep as pushed.
+    /// The pushed changes the server didn't keep as pushed, and local changes a pulled deletion removed.
     public var rejections: [SyncRejection] = []
+    /// Whether another process was syncing the store, so this sync did nothing (that process pushes this one's
+    /// writes: they are in the store's journal).
+    public var syncedElsewhere = false
 
     /// An empty report.
     public init() {}

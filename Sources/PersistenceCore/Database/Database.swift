@@ -114,6 +114,10 @@ public protocol FileBackedDatabase: Database {
     @discardableResult
     static func deleteStore(named name: String, in directory: URL?) throws -> Bool
 
+    /// The store's main file; `nil` for a store in memory. Files that belong to the store (a sync client's lock, say)
+    /// are named after it.
+    var storeFileURL: URL? { get }
+
     /// The names of the stores of this backend in `directory` (the builder's default directory when `nil`), sorted.
     /// - Throws: ``PersistenceError/Code/directoryNotFound`` when the directory doesn't exist.
     static func storeNames(in directory: URL?) throws -> [String]

@@ -1,0 +1,113 @@
+public import PersistenceCore
+import Synchronization
+
+/// What a sync client is doing, for an app's UI (``SyncClient/statuses``).
+public enum SyncStatus: Sendable, CustomStringConvertible {
+    /// Not syncing: everything pushed and pulled as of the last sync (or no sync yet).
+    case idle
+    /// Pushing local changes: this many in the batch under way.
+    case pushing(Int)
+    /// Pulling the server's changes: this many applied so far in this sync.
+    case pulling(Int)
+    /// The server can't be reached (no network, the server down): the next try comes later; local writes go on.
+    case offline
+    /// Another process syncs this store now; its sync pushes this process's writes too.
+    case syncingElsewhere
+    /// The last sync failed with this error (see its code); the next try comes later.
+    case failed(PersistenceError)
+
+    public var description: String {
+        switch self {
+        case .idle: "idle"
+        case .pushing(let count): "pushing \(count)"
+        case .pulling(let count): "pulling \(count)"
+        case .offline: "offline"
+        case .syncingElsewhere: "syncing in another process"
+        case .failed(let error): "failed: \(error)"
+        }
+    }
+}
+
+/// The latest status and the streams that follow it.
+final class SyncStatusBroadcast: Sendable {
+    private struct State {
+        var current: SyncStatus = .idle
+        var subscribers: [Int: AsyncStream<SyncStatus>.Continuation] = [:]
+        var next = 0
+    }
+
+    private let state = Mutex(State())
+
+    var current: SyncStatus { state.withLock { $0.current } }
+
+    func publish(_ status: SyncStatus) {
+        let subscribers = state.withLock { state in
+            state.current = status
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber.yield(status) }
+    }
+
+    /// A stream that starts with the current status; only the newest status is kept for a slow reader.
+    func stream() -> AsyncStream<SyncStatus> {
+        let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            state.next += 1
+            state.subscribers[state.next] = continuation
+            continuation.yield(state.current)
+            return state.next
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+}
+
+/// Wakes a waiting sync loop: a local write, `syncNow()`, or the wait's end.
+final class SyncWakeSignal: Sendable {
+    private struct State {
+        var waiter: CheckedContinuation<Void, Never>?
+        var pending = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Wakes the waiter, or the next wait at once.
+    func signal() {
+        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let waiter = state.waiter else {
+                state.pending = true
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Waits until signalled, for at most `timeout`, or until the task is cancelled.
+    func wait(upTo timeout: Duration) async {
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            self.signal()
+        }
+        defer { timer.cancel() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.pending || Task.isCancelled {
+                        state.pending = false
+                        return true
+                    }
+                    state.waiter = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            self.signal()
+        }
+        state.withLock { $0.pending = false }
+    }
+}

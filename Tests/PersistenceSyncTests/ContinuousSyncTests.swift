@@ -1,0 +1,88 @@
+import Foundation
+import PersistenceCore
+import PersistenceLMDB
+import PersistenceSQLite
+import PersistenceSync
+import PersistenceSyncServer
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Continuous sync, observation of pulled changes, statuses, and one syncing process per store.
+@Suite(.timeLimit(.minutes(5)))
+struct ContinuousSyncTests {
+    @Test func aWriteOnOneDeviceReachesAnObserverOnAnother() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try SyncClient(
+            database: SQLiteBuilder.in(directory, "phone").create(), model: clientModel,
+            transport: server.directTransport)
+        let laptop = try SyncClient(
+            database: LMDBBuilder.encrypted(directory, "laptop").create(), model: clientModel,
+            transport: server.directTransport)
+        // Long intervals: only the local write (phone) and syncNow (laptop) make these syncs happen.
+        let phoneSyncing = Task { await phone.run(every: .seconds(3600)) }
+        let laptopSyncing = Task { await laptop.run(every: .seconds(3600)) }
+        defer {
+            phoneSyncing.cancel()
+            laptopSyncing.cancel()
+        }
+        var projects = laptop.database.observe(Project.self, query: Query()).makeAsyncIterator()
+        #expect(try await projects.next() == [])
+
+        try await phone.database.write { try $0.create(Project(id: 1, name: "from the phone")) }
+        // Wait until the phone's journal has nothing pending: its sync loop pushed the write.
+        var pending = phone.database.observe(SyncRecordState.self, query: Query(where: Field("pending") > Int64(0)))
+            .makeAsyncIterator()
+        while let records = try await pending.next(), !records.isEmpty {}
+        laptop.syncNow()
+        var seen: [Project]? = []
+        while let value = try await projects.next() {
+            seen = value
+            if !value.isEmpty { break }
+        }
+        #expect(seen == [Project(id: 1, name: "from the phone")])
+    }
+
+    @Test func oneProcessSyncsAStoreAtATimeAndTheOthersWritesWait() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let database = try SQLiteBuilder.in(directory, "shared").create()
+        let client = try SyncClient(database: database, model: clientModel, transport: server.directTransport)
+        try await database.write { try $0.create(Project(id: 1, name: "written while another syncs")) }
+
+        // Another process holds the store's sync lock.
+        let lockPath = try #require(database.fileURL).path + ".sync-lock"
+        let other = open(lockPath, O_RDWR | O_CREAT, 0o600)
+        #expect(other >= 0)
+        #expect(flock(other, LOCK_EX | LOCK_NB) == 0)
+        let report = try await client.sync()
+        #expect(report.syncedElsewhere && report.pushed == 0)
+        if case .syncingElsewhere = client.status {} else { Issue.record("status \(client.status)") }
+        #expect(try await client.pendingCount() == 1, "left for the syncing process")
+
+        close(other)
+        let after = try await client.sync()
+        #expect(!after.syncedElsewhere && after.pushed == 1)
+        if case .idle = client.status {} else { Issue.record("status \(client.status)") }
+        #expect(try await Contents.of(store).projects.count == 1)
+    }
+
+    @Test func statusesSayOfflineWhenTheServerCantBeReached() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let client = try SyncClient(
+            database: SQLiteBuilder.in(directory, "offline").create(), model: clientModel,
+            transport: httpTransport(URL(string: "http://127.0.0.1:9/sync")!, token: "admin"))
+        var statuses = client.statuses.makeAsyncIterator()
+        if case .idle? = await statuses.next() {} else { Issue.record("the first status isn't idle") }
+        _ = try? await client.sync()
+        if case .offline = client.status {} else { Issue.record("status \(client.status)") }
+    }
+}

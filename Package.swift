@@ -239,6 +239,8 @@ let package = Package(
                 "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistencePostgres",
+                "PersistenceSync",
+                "PersistenceSyncServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings
@@ -267,7 +269,8 @@ let package = Package(
             dependencies: [
                 "PersistenceCore", "PersistenceSync", "PersistenceSyncServer", "PersistencePostgres",
                 "PersistenceSQLite", "PersistenceLMDB", "PersistenceTesting", "PersistenceSyncHTTP",
-                "PersistenceSyncHummingbird", .product(name: "Hummingbird", package: "hummingbird"),
+                "PersistenceSyncHummingbird", "ReliabilityWorker",
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

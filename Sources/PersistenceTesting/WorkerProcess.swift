@@ -1,5 +1,4 @@
-import Foundation
-import Testing
+package import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -7,17 +6,17 @@ import Testing
     import Darwin
 #endif
 
-/// A running `ReliabilityWorker` child process, its output read line by line as it is written.
-final class WorkerProcess {
+/// A running `ReliabilityWorker` child process (the kill -9 tests of the reliability and sync suites), its output read line by line as it is written.
+package final class WorkerProcess {
     private let process = Process()
     private let output = Pipe()
     private var buffer = Data()
     private var ended = false
     /// Where the child's standard error goes, for failure messages.
-    let errorFile: URL
+    package let errorFile: URL
 
     /// Starts the worker with `arguments`; its standard error goes to `errorFile`.
-    init(_ arguments: [String], errorFile: URL) throws {
+    package init(_ arguments: [String], errorFile: URL) throws {
         self.errorFile = errorFile
         process.executableURL = try Self.binary()
         process.arguments = arguments
@@ -28,7 +27,7 @@ final class WorkerProcess {
     }
 
     /// The next line the child wrote, waiting for it; `nil` once its output has ended.
-    func nextLine() -> String? {
+    package func nextLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
@@ -46,14 +45,14 @@ final class WorkerProcess {
     }
 
     /// Every line left, until the child's output ends.
-    func remainingLines() -> [String] {
+    package func remainingLines() -> [String] {
         var lines: [String] = []
         while let line = nextLine() { lines.append(line) }
         return lines
     }
 
     /// Sends SIGKILL: the child stops wherever it is, with no chance to clean up.
-    func kill() {
+    package func kill() {
         #if canImport(Glibc)
             _ = Glibc.kill(process.processIdentifier, SIGKILL)
         #elseif canImport(Darwin)
@@ -62,7 +61,7 @@ final class WorkerProcess {
     }
 
     /// Waits for the child to end: `.exit(status)` or `.signal(number)`.
-    func wait() -> Termination {
+    package func wait() -> Termination {
         process.waitUntilExit()
         switch process.terminationReason {
         case .uncaughtSignal: return .signal(process.terminationStatus)
@@ -72,15 +71,16 @@ final class WorkerProcess {
     }
 
     /// What the child wrote to standard error, for a failure message.
-    var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
+    package var errors: String { (try? String(contentsOf: errorFile, encoding: .utf8)) ?? "" }
 
-    enum Termination: Equatable {
+    package enum Termination: Equatable {
         case exit(Int32)
         case signal(Int32)
     }
 
     /// Runs the worker to its end and returns its output lines and how it ended.
-    static func run(_ arguments: [String], errorFile: URL) throws -> (lines: [String], termination: Termination) {
+    package static func run(_ arguments: [String], errorFile: URL) throws -> (lines: [String], termination: Termination)
+    {
         let worker = try WorkerProcess(arguments, errorFile: errorFile)
         let lines = worker.remainingLines()
         return (lines, worker.wait())
@@ -88,7 +88,7 @@ final class WorkerProcess {
 
     /// The worker binary: `RELIABILITY_WORKER`, or `ReliabilityWorker` in the build products directory that holds
     /// the test bundle (SwiftPM builds it first: the test target depends on it).
-    static func binary() throws -> URL {
+    package static func binary() throws -> URL {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["RELIABILITY_WORKER"] { return URL(fileURLWithPath: path) }
         var candidates = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()]
@@ -101,26 +101,10 @@ final class WorkerProcess {
         throw WorkerNotFound()
     }
 
-    struct WorkerNotFound: Error, CustomStringConvertible {
-        var description: String {
+    package struct WorkerNotFound: Error, CustomStringConvertible {
+        package var description: String {
             "ReliabilityWorker was not found next to the test bundle; build it (swift build --build-tests) or set "
                 + "RELIABILITY_WORKER"
         }
-    }
-}
-
-/// How big the reliability runs are: small for `make test`, `make reliability` sets the full sizes.
-enum ReliabilitySize {
-    /// Kills per backend (`RELIABILITY_KILLS`).
-    static var kills: Int { integer("RELIABILITY_KILLS", default: 20) }
-    /// Single-bit flips of the encrypted store (`RELIABILITY_FLIPS`).
-    static var flips: Int { integer("RELIABILITY_FLIPS", default: 60) }
-    /// Inputs per decoder in the deterministic fuzz run (`RELIABILITY_FUZZ_INPUTS`).
-    static var fuzzInputs: Int { integer("RELIABILITY_FUZZ_INPUTS", default: 3000) }
-    /// The seed of every random choice (`RELIABILITY_SEED`); printed with each run's figures so a failure repeats.
-    static var seed: UInt64 { UInt64(ProcessInfo.processInfo.environment["RELIABILITY_SEED"] ?? "") ?? 20_261_123 }
-
-    private static func integer(_ name: String, default value: Int) -> Int {
-        ProcessInfo.processInfo.environment[name].flatMap { Int($0) }.map { max($0, 1) } ?? value
     }
 }

@@ -374,7 +374,7 @@ public final class SyncClient<Store: Database>: Sendable {
                 // Only new scopes: their records now, then every change since the cursor for all of them.
                 pulled += try await pages(
                     clientID: clientID, cursor: 0, scopes: added, snapshot: true, generation: nil,
-                    finish: { context, _ in
+                    finish: { context, _, _ in
                         var client = try SyncClientState.current(in: context)
                         client.syncedScopes = wanted
                         try context.upsert(client)
@@ -397,9 +397,10 @@ public final class SyncClient<Store: Database>: Sendable {
         let cursor = try await database.read { try SyncClientState.current(in: $0).cursor }
         return try await pages(
             clientID: clientID, cursor: cursor, scopes: scopes, snapshot: false, generation: nil,
-            finish: { context, horizon in
+            finish: { context, horizon, epoch in
                 var client = try SyncClientState.current(in: context)
                 client.cursor = max(client.cursor, horizon)
+                client.purgeEpoch = max(client.purgeEpoch, epoch)
                 try context.upsert(client)
             })
     }
@@ -411,11 +412,12 @@ public final class SyncClient<Store: Database>: Sendable {
         let wanted = SyncScopes.text(of: scopes)
         return try await pages(
             clientID: clientID, cursor: 0, scopes: scopes, snapshot: true, generation: generation,
-            finish: { [entities] context, horizon in
+            finish: { [entities] context, horizon, epoch in
                 try Self.sweep(in: context, entities: entities, keeping: generation)
                 var client = try SyncClientState.current(in: context)
                 client.generation = generation
                 client.cursor = horizon
+                client.purgeEpoch = epoch
                 client.syncedScopes = wanted
                 try context.upsert(client)
             })
@@ -425,19 +427,24 @@ public final class SyncClient<Store: Database>: Sendable {
     /// lowest cursor the pages gave (every change after it is in a later pull).
     private func pages(
         clientID: String, cursor: Int64, scopes: [SyncScope]?, snapshot: Bool, generation: Int64?,
-        finish: @escaping @Sendable (Store.Context, Int64) throws -> Void
+        finish: @escaping @Sendable (Store.Context, _ cursor: Int64, _ purgeEpoch: Int64) throws -> Void
     ) async throws -> Pulled {
+        let purgeEpoch = try await database.read { try SyncClientState.current(in: $0).purgeEpoch }
         var after: SyncPosition?
         var lowest = Int64.max
+        var firstEpoch: Int64?
         var pulled = Pulled()
         // References to records a later page may bring.
         var dangling: [DanglingReference] = []
         repeat {
             let request = SyncPullRequest(
                 clientID: clientID, modelVersion: entities.model.version, cursor: cursor, after: after,
-                limit: pullPageSize, scopes: scopes, isSnapshot: snapshot)
+                limit: pullPageSize, scopes: scopes, isSnapshot: snapshot, purgeEpoch: purgeEpoch)
             let page = try await transport.pull(request)
             lowest = min(lowest, page.cursor)
+            // The first page's: a purge during the later pages may have removed deletions they'd have brought.
+            let epoch = firstEpoch ?? page.purgeEpoch
+            firstEpoch = epoch
             let horizon = lowest
             let earlier = dangling
             let (dropped, unresolved) = try await database.write { [entities] context in
@@ -446,7 +453,7 @@ public final class SyncClient<Store: Database>: Sendable {
                 let dangling = earlier + SyncJournal.currentDanglingReferences()
                 if page.next == nil {
                     try Self.checkReferences(dangling, in: context, entities: entities)
-                    try finish(context, horizon)
+                    try finish(context, horizon, epoch)
                 }
                 return (try Self.droppedByCascade(in: context, entities: entities), dangling)
             }

@@ -15,7 +15,7 @@ import PersistenceSQL
 enum SyncLog {
     static let table = "persistence_sync_log"
     static let clientsTable = "persistence_sync_clients"
-    /// One row: the highest version among the tombstones purged so far (0: none).
+    /// One row per purge of tombstones: its number (1, 2…) and the highest version it removed.
     static let purgedTable = "persistence_sync_purged"
     static let function = "persistence_sync_log_change"
     static let trigger = "persistence_sync_log"
@@ -78,7 +78,7 @@ enum SyncLog {
                 last_sequence bigint NOT NULL, seen_at timestamptz NOT NULL)
             """,
             """
-            CREATE TABLE IF NOT EXISTS \(quote(schema)).\(quote(purgedTable)) (id integer PRIMARY KEY CHECK (id = 1),
+            CREATE TABLE IF NOT EXISTS \(quote(schema)).\(quote(purgedTable)) (epoch bigint PRIMARY KEY,
                 version bigint NOT NULL)
             """,
             // With the owner's rights: a role that may write the tables but not the log still writes.

@@ -31,13 +31,23 @@ extension SyncServer {
     private static func page(
         _ request: SyncPullRequest, in context: PostgresContext, entities: SyncedEntities, scopes: ResolvedScopes
     ) throws -> SyncPullPage {
+        let purges = qualified(context, SyncLog.purgedTable)
+        // A purge since the client's last pull that removed a deletion it hasn't pulled yet.
         if !request.isSnapshot,
-            case .integer(let purged)? = try context.internalRows(
-                "SELECT version FROM \(qualified(context, SyncLog.purgedTable))"
-            ).first?.values.first, purged >= request.cursor
+            !(try context.internalRows(
+                "SELECT 1 FROM \(purges) WHERE epoch > $1 AND version >= $2 LIMIT 1",
+                [.integer(request.purgeEpoch), .integer(request.cursor)]
+            ).isEmpty)
         {
             throw PersistenceError(
                 .resyncRequired, "deletions since the client's last pull are no longer kept: it syncs whole again")
+        }
+        guard
+            case .integer(let purgeEpoch)? = try context.internalRows(
+                "SELECT coalesce(max(epoch), 0)::bigint FROM \(purges)"
+            ).first?.values.first
+        else {
+            throw PersistenceError(.backend, "the server gave no purge epoch")
         }
         // Every transaction with a lower id has ended: the next pull starts here.
         guard
@@ -89,6 +99,6 @@ extension SyncServer {
             : logged.last.map {
                 SyncPosition(version: $0.version, entity: $0.name, key: $0.bytes)
             }
-        return SyncPullPage(changes: changes, next: next, cursor: horizon)
+        return SyncPullPage(changes: changes, next: next, cursor: horizon, purgeEpoch: purgeEpoch)
     }
 }

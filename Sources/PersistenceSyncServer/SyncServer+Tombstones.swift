@@ -2,8 +2,8 @@ import PersistenceCore
 import PersistencePostgres
 
 extension SyncServer {
-    /// Forgets the deletions logged longer ago than `age`: clients whose last pull is older than the newest of them
-    /// are told to sync their scopes whole again (``PersistenceError/Code/resyncRequired``; `SyncClient` does so by
+    /// Forgets the deletions logged longer ago than `age`: a client whose cursor is older than one of them, and that
+    /// last pulled before this purge, is told to sync its scopes whole again (``PersistenceError/Code/resyncRequired``; `SyncClient` does so by
     /// itself), since their pull could no longer hand them those deletions.
     ///
     /// Run it now and then (a daily job): the log keeps one row per record ever written until then.
@@ -24,12 +24,10 @@ extension SyncServer {
                 throw PersistenceError(.backend, "the server didn't say what it purged")
             }
             if count > 0 {
+                let purges = Self.qualified(context, SyncLog.purgedTable)
                 _ = try context.internalRows(
-                    """
-                    INSERT INTO \(Self.qualified(context, SyncLog.purgedTable)) (id, version) VALUES (1, $1)
-                    ON CONFLICT (id) DO UPDATE SET version = greatest(\(Self.qualified(context, SyncLog.purgedTable))
-                        .version, excluded.version)
-                    """, [.integer(newest)])
+                    "INSERT INTO \(purges) (epoch, version) SELECT coalesce(max(epoch), 0) + 1, $1 FROM \(purges)",
+                    [.integer(newest)])
             }
             return Int(count)
         }

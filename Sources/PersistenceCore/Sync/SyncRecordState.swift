@@ -53,6 +53,8 @@ package struct SyncClientState: Entity, Equatable {
     package var cursor: Int64 = 0
     /// The scopes the store's records are those of (as the sync client writes them); `nil` before the first pull.
     package var syncedScopes: String?
+    /// The server's tombstone purges the cursor dates from (a purge after it may have removed deletions since).
+    package var purgeEpoch: Int64 = 0
     /// How many times the store resynced (pulled its scopes whole and removed the records it didn't get).
     package var generation: Int64 = 0
 

@@ -15,6 +15,8 @@ public struct SyncPullRequest: Sendable, Hashable, Codable {
     public var limit: Int
     /// The scopes whose records the client syncs; `nil` for the whole store (a trusted client's).
     public var scopes: [SyncScope]?
+    /// The server's tombstone purge the client's cursor dates from (``SyncPullPage/purgeEpoch`` of its last pull).
+    public var purgeEpoch: Int64
     /// Whether to send only the records in the scopes now (a new scope's, a resync's first pull), rather than every
     /// change since the cursor, deletions and records that left the scopes included.
     public var isSnapshot: Bool
@@ -22,8 +24,9 @@ public struct SyncPullRequest: Sendable, Hashable, Codable {
     /// Creates a request.
     public init(
         clientID: String, modelVersion: Int, cursor: Int64, after: SyncPosition?, limit: Int,
-        scopes: [SyncScope]? = nil, isSnapshot: Bool = false
+        scopes: [SyncScope]? = nil, isSnapshot: Bool = false, purgeEpoch: Int64 = 0
     ) {
+        self.purgeEpoch = purgeEpoch
         self.clientID = clientID
         self.modelVersion = modelVersion
         self.cursor = cursor
@@ -60,11 +63,15 @@ public struct SyncPullPage: Sendable, Hashable, Codable {
     public var next: SyncPosition?
     /// The cursor a client keeps once it applied every page of the pull: every change after it is in a later pull.
     public var cursor: Int64
+    /// How many times the server had purged tombstones when it read the page: a later pull whose cursor is older
+    /// than a tombstone purged since is told to resync.
+    public var purgeEpoch: Int64
 
     /// Creates a page.
-    public init(changes: [SyncChange], next: SyncPosition?, cursor: Int64) {
+    public init(changes: [SyncChange], next: SyncPosition?, cursor: Int64, purgeEpoch: Int64 = 0) {
         self.changes = changes
         self.next = next
         self.cursor = cursor
+        self.purgeEpoch = purgeEpoch
     }
 }

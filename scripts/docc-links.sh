@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.."
 graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
 modules=(PersistenceCore PersistenceSQLite PersistenceLMDB PersistencePostgres PersistenceTesting PersistenceMacros
+    PersistenceSync PersistenceSyncServer PersistenceSyncHTTP PersistenceSyncHummingbird
     PersistenceCommands)
 # --very-verbose prints each extraction command SwiftPM runs, with the module search paths and module maps it needs.
 swift package --very-verbose dump-symbol-graph >"$graphs/dump.log" 2>&1 || { cat "$graphs/dump.log" >&2; exit 1; }

@@ -2,7 +2,7 @@ import Foundation
 public import PersistenceCore
 import Synchronization
 
-/// Syncs an embedded store (SQLite or LMDB, of a ``PersistenceCore/Model/synced()`` model) with a server: pushes the
+/// Syncs an embedded store (SQLite or LMDB, of a `Model.synced()` model) with a server: pushes the
 /// local changes its journal holds, then pulls the server's.
 ///
 /// Local writes go on as always — through the database, from any process that opens the store — and each notes the
@@ -39,13 +39,13 @@ public final class SyncClient<Store: Database>: Sendable {
     /// A client that syncs `database`, a store of `model`, through `transport`.
     /// - Parameters:
     ///   - database: The local store; its model must be `model`.
-    ///   - model: The store's model, synced (``PersistenceCore/Model/synced()``).
+    ///   - model: The store's model, synced (`Model.synced()`).
     ///   - transport: How to reach the server.
     ///   - scopes: The scopes whose records the store holds; `nil` for the whole server store (trusted clients).
     ///   - pushBatchSize: The most records one push sends.
     ///   - pullPageSize: The most changes one pulled page holds.
-    /// - Throws: ``PersistenceError/Code/invalidConfiguration`` when the model isn't synced or a size isn't positive;
-    ///   ``PersistenceError/Code/invalidSchema`` when the model's entities can't be described.
+    /// - Throws: `invalidConfiguration` when the model isn't synced or a size isn't positive;
+    ///   `invalidSchema` when the model's entities can't be described.
     public init(
         database: Store, model: Model, transport: some SyncTransport, scopes: [SyncScope]? = nil,
         pushBatchSize: Int = 500, pullPageSize: Int = 1000
@@ -84,8 +84,8 @@ public final class SyncClient<Store: Database>: Sendable {
     /// what it finished: acknowledged batches are no longer pending, applied pages stay applied; the next sync goes on
     /// from there.
     /// - Returns: What was pushed and pulled, and every pushed change the server did not keep.
-    /// - Throws: What the transport or the local store throws (``PersistenceError/Code/unreachable``,
-    ///   ``PersistenceError/Code/connectionLost``…): the sync stopped there, and running it again is safe.
+    /// - Throws: What the transport or the local store throws (`unreachable`,
+    ///   `connectionLost`…): the sync stopped there, and running it again is safe.
     ///
     /// One process syncs a file-based store at a time (a lock beside the store's file): while another one does,
     /// this returns at once with ``SyncReport/syncedElsewhere`` set.
@@ -486,7 +486,7 @@ public final class SyncClient<Store: Database>: Sendable {
 
     /// Checks, once a pull's pages are all applied, that the records pulled records referred to before they arrived
     /// are there now — or deleted locally by a change not yet pushed (its push settles it).
-    /// - Throws: ``PersistenceError/Code/referenceNotFound`` when one isn't: the client's scopes hold a record but
+    /// - Throws: `referenceNotFound` when one isn't: the client's scopes hold a record but
     ///   not one it refers to. The pull's last page rolls back; the next pull tries again.
     private static func checkReferences(
         _ references: [DanglingReference], in context: some DatabaseContext, entities: SyncedEntities

@@ -16,7 +16,7 @@ struct SyncProcessLock: Sendable {
     let url: URL
 
     /// Runs `body` holding the lock, or returns `nil` without running it when another holder has it.
-    /// - Throws: ``PersistenceError/Code/ioFailure`` or ``PersistenceError/Code/permissionDenied`` when the lock file
+    /// - Throws: `ioFailure` or `permissionDenied` when the lock file
     ///   can't be opened; what `body` throws.
     func withLock<R>(_ body: () async throws -> R) async throws -> R? {
         let descriptor = open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)

@@ -3,8 +3,8 @@
 /// `PersistenceSyncServer` has the direct PostgreSQL transport (for trusted clients: tools, server-side replicas,
 /// tests).
 ///
-/// A transport reports failures as `PersistenceError`s: ``PersistenceError/Code/unreachable``,
-/// ``PersistenceError/Code/connectionLost`` and ``PersistenceError/Code/commitOutcomeUnknown`` for a push whose outcome
+/// A transport reports failures as `PersistenceError`s: `unreachable`,
+/// `connectionLost` and `commitOutcomeUnknown` for a push whose outcome
 /// is unknown (pushing the same batch again is safe: the server applies each outbox sequence once).
 public protocol SyncTransport: Sendable {
     /// Sends local changes; the server applies the batch in one transaction.

@@ -15,7 +15,7 @@ package struct SyncedEntities: Sendable {
     private let entries: [String: Entry]
 
     /// The entities of `model` except the sync journal's own.
-    /// - Throws: ``PersistenceError/Code/invalidSchema`` when the model's entities can't be described.
+    /// - Throws: `invalidSchema` when the model's entities can't be described.
     package init(model: Model) throws {
         self.model = model
         let layouts = try model.layouts()
@@ -50,7 +50,7 @@ package struct SyncedEntities: Sendable {
     }
 
     /// The entity named `name`.
-    /// - Throws: ``PersistenceError/Code/unknownEntity`` when the model has none (the two sides' models differ).
+    /// - Throws: `unknownEntity` when the model has none (the two sides' models differ).
     package func entry(_ name: String) throws -> Entry {
         guard let entry = entries[name] else {
             throw PersistenceError(.unknownEntity, "the synced model has no entity '\(name)'")

@@ -29,7 +29,7 @@ public struct HTTPSyncTransport: SyncTransport {
     /// - Parameters:
     ///   - url: The endpoints' base URL; `push` and `pull` are appended.
     ///   - client: The HTTP client; unless given, a shared one that reports a server it can't connect to at once
-    ///     (``PersistenceCore/PersistenceError/Code/unreachable``) rather than trying again until the timeout.
+    ///     (`unreachable`) rather than trying again until the timeout.
     ///   - timeout: The longest one request may take.
     ///   - maximumResponseSize: The largest answer read, in bytes.
     ///   - authorize: Adds credentials to each request's headers.

@@ -5,7 +5,7 @@ import PersistenceSync
 public import PersistenceSyncServer
 
 /// The sync server's HTTP endpoints for Hummingbird: `POST <path>/push` and `POST <path>/pull`, JSON bodies (the
-/// `PersistenceSync` wire types), errors as JSON ``PersistenceSync/SyncWireError`` with a fitting status.
+/// `PersistenceSync` wire types), errors as JSON `SyncWireError` with a fitting status.
 ///
 /// Every request passes `authenticate` first: it reads the request's credentials (a bearer token, a session cookie,
 /// a client certificate's name — whatever the app uses) and answers what the client may sync, or throws to refuse

@@ -8,14 +8,14 @@ extension SyncServer {
     /// current state (deleted ones as deletions) and version.
     ///
     /// Only records of the request's scopes are sent; a changed record of a synced entity that isn't in them (any
-    /// more) comes as a deletion. A snapshot request (``SyncPullRequest/isSnapshot``) gets only the records in the
+    /// more) comes as a deletion. A snapshot request (`SyncPullRequest.isSnapshot`) gets only the records in the
     /// scopes now, no deletions.
     /// - Parameters:
     ///   - request: The client's request.
     ///   - access: What the client may sync (see ``push(_:access:)``).
-    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a page size below 1;
-    ///   ``PersistenceError/Code/unauthorized``; ``PersistenceError/Code/updateRequired``;
-    ///   ``PersistenceError/Code/resyncRequired`` when tombstones since the cursor were purged; what the store throws.
+    /// - Throws: `invalidArgument` for a page size below 1;
+    ///   `unauthorized`; `updateRequired`;
+    ///   `resyncRequired` when tombstones since the cursor were purged; what the store throws.
     public func pull(_ request: SyncPullRequest, access: SyncAccess = .everything) async throws -> SyncPullPage {
         guard request.limit > 0 else {
             throw PersistenceError(.invalidArgument, "a pull's page size must be positive")

@@ -6,17 +6,17 @@ public import PersistenceSync
 
 extension SyncServer {
     /// Applies a client's push in one transaction: each outbox sequence the client pushed before is skipped
-    /// (``SyncPushResult/Kind/alreadyApplied``), each change made on the server's current version of its record is
+    /// (`SyncPushResult.Kind.alreadyApplied`), each change made on the server's current version of its record is
     /// applied, and each other one is settled by its entity's ``ConflictPolicy``.
-    /// - Throws: ``PersistenceError/Code/unknownEntity`` or ``PersistenceError/Code/invalidValue`` for a change the
+    /// - Throws: `unknownEntity` or `invalidValue` for a change the
     ///   server's model can't hold (nothing of the push is applied); what the store throws.
     /// - Parameters:
     ///   - push: The client's batch.
     ///   - access: What the client may sync (the HTTP handler's authentication decides; the direct transport's
     ///     clients are trusted with everything). A change to a record outside the push's scopes — before or after
     ///     it — is rejected, and comes back as a deletion (the client holds no such record).
-    /// - Throws: ``PersistenceError/Code/unauthorized`` for scopes `access` doesn't permit,
-    ///   ``PersistenceError/Code/updateRequired`` for a client of an older model.
+    /// - Throws: `unauthorized` for scopes `access` doesn't permit,
+    ///   `updateRequired` for a client of an older model.
     public func push(_ push: SyncPush, access: SyncAccess = .everything) async throws -> SyncPushResult {
         try checkModelVersion(push.modelVersion)
         let scopes = try ResolvedScopes(push.scopes, access: access, definitions: self.scopes)

@@ -3,7 +3,7 @@ import PersistencePostgres
 
 extension SyncServer {
     /// Forgets the deletions logged longer ago than `age`: a client whose cursor is older than one of them, and that
-    /// last pulled before this purge, is told to sync its scopes whole again (``PersistenceError/Code/resyncRequired``; `SyncClient` does so by
+    /// last pulled before this purge, is told to sync its scopes whole again (`resyncRequired`; `SyncClient` does so by
     /// itself), since their pull could no longer hand them those deletions.
     ///
     /// Run it now and then (a daily job): the log keeps one row per record ever written until then.

@@ -5,7 +5,7 @@ import PersistenceSync
 /// The server side of sync on a PostgreSQL store: keeps a change log of the store's records, applies clients' pushes
 /// (each outbox sequence once, conflicts settled by each entity's ``ConflictPolicy``) and answers their pulls.
 ///
-/// The store's model is the clients' model without the journal (``PersistenceCore/Model/synced()`` adds that on the
+/// The store's model is the clients' model without the journal (`Model.synced()` adds that on the
 /// clients only). Opening the sync server puts a row trigger on each table, which logs every write — the library's
 /// and any other program's — so that pulls see it.
 ///
@@ -32,8 +32,8 @@ public final class SyncServer: Sendable {
     ///   - policies: The conflict policy of each entity, by entity name; an entity not named here has
     ///     ``ConflictPolicy/newestStamp`` when it has a stamp attribute, else ``ConflictPolicy/serverWins``.
     ///   - scopes: The scopes clients may subscribe to (partial sync).
-    /// - Throws: ``PersistenceError/Code/unknownEntity`` for a policy or scope of an entity the model lacks,
-    ///   ``PersistenceError/Code/invalidConfiguration`` for ``ConflictPolicy/newestStamp`` on an entity without a
+    /// - Throws: `unknownEntity` for a policy or scope of an entity the model lacks,
+    ///   `invalidConfiguration` for ``ConflictPolicy/newestStamp`` on an entity without a
     ///   stamp or two scopes of one name; what the server reports while it sets up the change log.
     ///
     /// Blocks the calling thread while it sets up the change log on the server.
@@ -102,7 +102,7 @@ public final class SyncServer: Sendable {
     }
 
     /// Refuses a client whose model isn't the server's.
-    /// - Throws: ``PersistenceError/Code/updateRequired`` for an older client; ``PersistenceError/Code/invalidConfiguration``
+    /// - Throws: `updateRequired` for an older client; `invalidConfiguration`
     ///   for a newer one (deploy the server's migration first).
     func checkModelVersion(_ clientVersion: Int) throws {
         if clientVersion < modelVersion {

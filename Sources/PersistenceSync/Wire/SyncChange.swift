@@ -41,8 +41,8 @@ extension SyncChange {
     }
 
     /// The change's values as a record of `layout`: every attribute the layout has must be present, and no other.
-    /// - Throws: ``PersistenceError/Code/unknownAttribute`` for an attribute the layout doesn't have,
-    ///   ``PersistenceError/Code/invalidValue`` for a missing one or a key that isn't the record's.
+    /// - Throws: `unknownAttribute` for an attribute the layout doesn't have,
+    ///   `invalidValue` for a missing one or a key that isn't the record's.
     package func record(of layout: RecordLayout) throws -> Record? {
         guard let values else { return nil }
         var record = Record(layout: layout)

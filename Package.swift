@@ -216,6 +216,9 @@ let package = Package(
                 "PersistencePostgres",
                 "PersistenceCommands",
                 "PersistenceTool",
+                // The demo's sync step: a server with its HTTP handler and two clients, in one process.
+                "PersistenceSync", "PersistenceSyncServer", "PersistenceSyncHTTP", "PersistenceSyncHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

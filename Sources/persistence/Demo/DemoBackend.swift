@@ -59,6 +59,7 @@ enum DemoBackend: String, CaseIterable, Sendable {
             try await ShopFlow(db: db, console: console, now: Date()).run()
             try PostgresDemo.showRawSQL(db, console: console)
             try PostgresDemo.showConflict(builder, db, console: console)
+            try await SyncDemo.run(builder, in: directory, console: console)
             try db.close()
             try builder.deleteStore()
             console.note("the demo's schema was dropped from the server")

@@ -61,8 +61,10 @@ extension ShopFlow {
                     id: Int64(100 + task), customerID: Int64(task), totalCents: Int64(task) * 1_000,
                     placedAt: placedAt, note: "from task \(task)")
                 group.addTask {
-                    // Writes are serialized; each is its own transaction.
-                    let total = try await db.write { context in
+                    // Each write is its own transaction. Embedded stores run them one at a time; PostgreSQL runs them
+                    // at once, serializably, and may roll one back with `conflict` (each counts every order): retried
+                    // here, explicitly, since the block is safe to run again.
+                    let total = try await db.write(retrying: .collisions(for: .seconds(60))) { context in
                         try context.create(order)
                         return try context.count(Order.self)
                     }

@@ -247,29 +247,46 @@ public final class SyncClient<Store: Database>: Sendable {
         }
     }
 
-    /// The oldest pending records, whole outbox sequences of them, with their local state.
+    /// The oldest pending records, whole outbox sequences of them, with their local state — and the sequences of any
+    /// pending record they refer to, so that a record never goes before the one it refers to (a parent changed again
+    /// after its child was created has a later sequence than the child).
     private static func pendingBatch(
         in context: some DatabaseContext, entities: SyncedEntities, limit: Int
     ) throws -> [SyncPush.Entry] {
         var states = try context.recover(
             SyncRecordState.self,
             query: Query(where: Field("pending") > Int64(0), sortedBy: [.ascending("pending")], limit: limit + 1))
-        if states.count > limit, let last = states.last {
-            // Whole sequences only: drop the last one's records unless it is the only one, then take all of it.
-            let cut = states.filter { $0.pending < last.pending }
-            states =
-                cut.isEmpty
-                ? try context.recover(SyncRecordState.self, query: Query(where: Field("pending") == last.pending))
-                : cut
+        guard var through = states.last?.pending else { return [] }
+        if states.count > limit {
+            // Whole sequences only: drop the last one's records unless it is the only one.
+            let earlier = states.filter { $0.pending < through }
+            if let last = earlier.last { through = last.pending }
         }
-        return try states.map { state in
-            let entry = try entities.entry(state.entity)
-            let key = try state.keyValue()
-            let record = try context.syncedRecord(entry, key: key)
-            let change =
-                record.map { SyncChange(record: $0, version: state.version) }
-                ?? SyncChange(entity: state.entity, key: key, values: nil, version: state.version)
-            return SyncPush.Entry(sequence: state.pending, change: change)
+        while true {
+            states = try context.recover(
+                SyncRecordState.self,
+                query: Query(
+                    where: Field("pending") > Int64(0) && Field("pending") <= through,
+                    sortedBy: [.ascending("pending")]))
+            var entries: [SyncPush.Entry] = []
+            var needed = through
+            for state in states {
+                let entry = try entities.entry(state.entity)
+                let key = try state.keyValue()
+                let record = try context.syncedRecord(entry, key: key)
+                for (foreignKey, target) in entry.references {
+                    guard let parent = record?.values[foreignKey], !parent.isNull else { continue }
+                    let parentState = try context.recover(
+                        SyncRecordState.self, id: SyncRecordState.id(entity: target, key: parent))
+                    if let parentState, parentState.pending > needed { needed = parentState.pending }
+                }
+                let change =
+                    record.map { SyncChange(record: $0, version: state.version) }
+                    ?? SyncChange(entity: state.entity, key: key, values: nil, version: state.version)
+                entries.append(SyncPush.Entry(sequence: state.pending, change: change))
+            }
+            guard needed > through else { return entries }
+            through = needed
         }
     }
 

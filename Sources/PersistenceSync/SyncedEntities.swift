@@ -9,6 +9,8 @@ package struct SyncedEntities: Sendable {
         package let layout: RecordLayout
         /// 0 for an entity that refers to no other; else one more than the highest rank among those it refers to.
         package let rank: Int
+        /// Its to-one references: the foreign key's position in its records, and the entity referred to.
+        package let references: [(foreignKey: Int, target: String)]
     }
 
     package let model: Model
@@ -39,7 +41,8 @@ package struct SyncedEntities: Sendable {
         for (position, type) in model.entities.enumerated()
         where !SyncJournalNames.all.contains(layouts[position].entity.name) {
             entries[layouts[position].entity.name] = Entry(
-                type: type, layout: layouts[position], rank: ranks[position])
+                type: type, layout: layouts[position], rank: ranks[position],
+                references: graph.references[position].map { ($0.foreignKey, layouts[$0.target].entity.name) })
         }
         self.entries = entries
     }

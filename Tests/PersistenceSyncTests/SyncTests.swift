@@ -208,6 +208,28 @@ struct SyncTests {
         #expect(try await phone.contents() == Contents.of(store))
     }
 
+    @Test func aRecordIsNeverPushedBeforeTheRecordItRefersTo() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try SyncClient(
+            database: SQLiteBuilder.in(directory, "phone").create(), model: clientModel,
+            transport: server.directTransport, pushBatchSize: 2)
+        try await phone.database.write { try $0.create(Project(id: 1, name: "new")) }
+        for id in ["a", "b", "c"] {
+            try await phone.database.write {
+                try $0.create(Chore(id: id, projectID: 1, title: id, done: false, revision: 1))
+            }
+        }
+        // The project changes again: its pending sequence is now after its chores'.
+        try await phone.database.write { try $0.update(Project(id: 1, name: "renamed")) }
+        let report = try await phone.sync()
+        #expect(report.rejections.isEmpty, "\(report.rejections)")
+        #expect(try await Contents.of(store).chores.map(\.id) == ["a", "b", "c"])
+        #expect(try await phone.contents() == Contents.of(store))
+    }
+
     @Test func aPushRetriedAfterItsAnswerWasLostAppliesOnce() async throws {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }

@@ -31,7 +31,8 @@ LINT_PATHS := Sources Tests Package.swift
 # PostgreSQL one of SwiftNIO, postgres-nio and BoringSSL). A product links only the objects of the targets it depends
 # on, so what its binary links and holds is what a build directory of its own gives: the checks below are unchanged.
 # After `make test`'s build each consumer compiles its main.swift and links (all three: 97 s on a loaded machine).
-CONSUMER_DIRS := Tests/Consumers/SQLiteOnly Tests/Consumers/LMDBOnly Tests/Consumers/PostgresOnly
+CONSUMER_DIRS := Tests/Consumers/SQLiteOnly Tests/Consumers/LMDBOnly Tests/Consumers/PostgresOnly \
+	Tests/Consumers/SyncClientOnly
 CONSUMER_SCRATCH := $(CURDIR)/.build
 
 UNAME_S := $(shell uname -s)
@@ -44,7 +45,7 @@ export PKG_CONFIG_PATH := $(BREW_SQLITE)/lib/pkgconfig$(if $(PKG_CONFIG_PATH),:$
 endif
 endif
 
-.PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb
+.PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb consumer-check-sync
 .PHONY: consumer-check-postgres clean
 .PHONY: compare bench-smoke benchmark instructions
 .PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check
@@ -142,7 +143,7 @@ demo-postgres: deps
 	$(SWIFT) build --product persistence
 	scripts/with-postgres.sh $(SWIFT) run --skip-build persistence demo --backend postgres
 
-consumer-check: consumer-check-sqlite consumer-check-lmdb consumer-check-postgres
+consumer-check: consumer-check-sqlite consumer-check-lmdb consumer-check-postgres consumer-check-sync
 
 # One recipe for both consumers: build the package's product, run it (it prints OK or exits non-zero), then fail
 # if its binary links a library matching FORBIDDEN, or holds SwiftNIO or postgres-nio code (only PersistencePostgres
@@ -173,8 +174,16 @@ consumer-check-postgres: FORBIDDEN_NAMES := LMDB, SQLite or libsodium
 consumer-check-postgres: FORBIDDEN_SYMBOLS := mdb_|sqlite3_|PersistenceLMDB|PersistenceSQLite
 consumer-check-postgres: FORBIDDEN_SYMBOL_NAMES := LMDB or SQLite
 consumer-check-postgres: RUN_WITH := scripts/with-postgres.sh
+# An app's side of sync: the SQLite store and the sync client hold no server code and link no LMDB.
+consumer-check-sync: CONSUMER_DIR := Tests/Consumers/SyncClientOnly
+consumer-check-sync: CONSUMER_PRODUCT := SyncClientConsumer
+consumer-check-sync: BACKEND_PRODUCT := PersistenceSQLite and PersistenceSync
+consumer-check-sync: FORBIDDEN := lmdb|sodium
+consumer-check-sync: FORBIDDEN_NAMES := LMDB or libsodium
+consumer-check-sync: FORBIDDEN_SYMBOLS := NIOCore|PostgresNIO|PersistenceSyncServer|Hummingbird|AsyncHTTPClient
+consumer-check-sync: FORBIDDEN_SYMBOL_NAMES := SwiftNIO, postgres-nio, the sync server or an HTTP stack
 
-consumer-check-sqlite consumer-check-lmdb consumer-check-postgres: deps
+consumer-check-sqlite consumer-check-lmdb consumer-check-postgres consumer-check-sync: deps
 	@echo "==> $@: build $(CONSUMER_DIR) (depends on the $(BACKEND_PRODUCT) product only)"
 	$(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CONSUMER_SCRATCH) --product $(CONSUMER_PRODUCT)
 	@bin="$$($(SWIFT) build --package-path $(CONSUMER_DIR) --scratch-path $(CONSUMER_SCRATCH) \

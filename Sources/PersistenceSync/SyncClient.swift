@@ -425,14 +425,21 @@ public final class SyncClient<Store: Database>: Sendable {
     /// Pulls the scopes' records whole, removes every clean local record it didn't get, and restarts the cursor from
     /// the snapshot: the first sync, a dropped scope, a client offline for longer than the server keeps deletions.
     private func resync(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
-        let generation = try await database.read { try SyncClientState.current(in: $0).generation } + 1
+        // Taken before the first page: a resync that fails part-way has stamped records with its generation, and the
+        // next one must not count them as brought by it.
+        let generation = try await database.write { context in
+            try SyncJournal.markRemoteApply()
+            var client = try SyncClientState.current(in: context)
+            client.generation += 1
+            try context.upsert(client)
+            return client.generation
+        }
         let wanted = SyncScopes.text(of: scopes)
         return try await pages(
             clientID: clientID, cursor: 0, scopes: scopes, snapshot: true, generation: generation,
             finish: { [entities] context, horizon, epoch in
                 try Self.sweep(in: context, entities: entities, keeping: generation)
                 var client = try SyncClientState.current(in: context)
-                client.generation = generation
                 client.cursor = horizon
                 client.purgeEpoch = epoch
                 client.syncedScopes = wanted

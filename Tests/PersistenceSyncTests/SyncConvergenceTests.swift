@@ -46,12 +46,14 @@ final class FlakyTransport: SyncTransport, Sendable {
 /// only from the policies that reject.
 @Suite(.timeLimit(.minutes(5)))
 struct SyncConvergenceTests {
-    @Test(arguments: [UInt64(7), 2026, 31_337])
+    @Test(arguments: [UInt64(7), 2026, 31_337, 1, 2])
     func randomSchedulesConverge(seed: UInt64) async throws {
         let store = try await offPool { try freshServerStore() }
         // Projects: server wins (no stamp); chores: newest stamp; memos: client wins.
         let server = try await offPool {
-            try SyncServer(database: store, model: serverModel, policies: ["Memo": .clientWins])
+            try SyncServer(
+                database: store, model: serverModel, policies: ["Memo": .clientWins],
+                scopes: SyncScopeTests.definitions)
         }
         try await withHTTPServer(server) { url in
             let directory = try temporaryDirectory()
@@ -60,11 +62,17 @@ struct SyncConvergenceTests {
                 FlakyTransport(server.directTransport, seed: seed &+ 1),
                 FlakyTransport(httpTransport(url, token: "admin"), seed: seed &+ 2),
                 FlakyTransport(server.directTransport, seed: seed &+ 3),
+                FlakyTransport(server.directTransport, seed: seed &+ 4),
             ]
+            // The fourth client holds only some projects (and their chores), and changes which as it goes.
+            var held: Set<Int64> = [1, 2]
+            let scoped = try SyncClient(
+                database: SQLiteBuilder.in(directory, "scoped").create(), model: clientModel,
+                transport: transports[3], scopes: Self.scopes(held), pullPageSize: 5)
             let clients: [any ConvergingClient] = try [
                 makeClient(SQLiteBuilder.in(directory, "sqlite"), transports[0]),
                 makeClient(LMDBBuilder.unencrypted(directory, "lmdb"), transports[1]),
-                makeClient(LMDBBuilder.encrypted(directory, "encrypted"), transports[2]),
+                makeClient(LMDBBuilder.encrypted(directory, "encrypted"), transports[2]), scoped,
             ]
             var random = SeededGenerator(seed: seed)
             var createdMemos = Set<UUID>()
@@ -75,6 +83,11 @@ struct SyncConvergenceTests {
                 stamp += 1
                 let roll = Int.random(in: 0..<100, using: &random)
                 let actor = Int.random(in: 0...clients.count, using: &random)
+                if roll < 4 {
+                    held = Set((1...6).filter { _ in Bool.random(using: &random) }.map(Int64.init))
+                    scoped.subscribe(to: Self.scopes(held))
+                    continue
+                }
                 if roll < 25 {
                     // A sync, which may fail part-way; the next one goes on.
                     guard actor < clients.count else { continue }
@@ -88,7 +101,8 @@ struct SyncConvergenceTests {
                     continue
                 }
                 let edit = Edit.random(using: &random, stamp: stamp)
-                if case .createMemo(let id, _) = edit, actor < clients.count { createdMemos.insert(id) }
+                // Memos aren't in the scoped client's scopes: its memos are refused (and reported).
+                if case .createMemo(let id, _) = edit, actor < clients.count - 1 { createdMemos.insert(id) }
                 // An edit that breaks a local rule (a duplicate key, a missing project) is refused locally, as in
                 // any app: nothing to sync.
                 if actor == clients.count {
@@ -102,15 +116,32 @@ struct SyncConvergenceTests {
                 for client in clients { rejections += try await client.sync().rejections }
             }
             let expected = try await Contents.of(store)
-            for (index, client) in clients.enumerated() {
-                let held = try await client.contents()
-                #expect(held == expected, "client \(index) (seed \(seed)): \(held) vs server \(expected)")
+            for (index, client) in clients.dropLast().enumerated() {
+                let holds = try await client.contents()
+                #expect(holds == expected, "client \(index) (seed \(seed)): \(holds) vs server \(expected)")
                 #expect(try await client.pendingCount() == 0)
             }
+            var inScopes = expected
+            inScopes.projects = expected.projects.filter { held.contains($0.id) }
+            inScopes.chores = expected.chores.filter { held.contains($0.projectID) }
+            inScopes.memos = []
+            let scopedHolds = try await scoped.contents()
+            #expect(
+                scopedHolds == inScopes,
+                "scoped client (seed \(seed), \(held.sorted())): \(scopedHolds.projects.map(\.id)), chores \(scopedHolds.chores.map(\.projectID)); server \(expected.projects.map(\.id))"
+            )
+            #expect(try await scoped.pendingCount() == 0)
             #expect(createdMemos.isSubset(of: Set(expected.memos.map(\.id))), "a created memo was lost")
-            #expect(!rejections.contains { $0.entity == "Memo" }, "client wins never rejects")
+            #expect(
+                !rejections.contains { $0.entity == "Memo" && !$0.reason.contains("scopes") },
+                "client wins never rejects")
             #expect(failedSyncs > 0 && !rejections.isEmpty, "the schedule had failures and conflicts")
         }
+    }
+
+    /// A project's record and its chores, for each project.
+    static func scopes(_ projects: Set<Int64>) -> [SyncScope] {
+        projects.sorted().flatMap { [SyncScopeTests.project($0), SyncScopeTests.chores($0)] }
     }
 
     private func makeClient<B: DatabaseBuilder>(_ builder: B, _ transport: FlakyTransport) throws

@@ -64,50 +64,68 @@ final class SyncStatusBroadcast: Sendable {
     }
 }
 
-/// Wakes a waiting sync loop: a local write, `syncNow()`, or the wait's end.
+/// Wakes a waiting sync loop: a local write (sync if something is pending), `syncNow()` (sync whatever is pending),
+/// or the wait's end.
 final class SyncWakeSignal: Sendable {
     private struct State {
-        var waiter: CheckedContinuation<Void, Never>?
+        var waiter: CheckedContinuation<Bool, Never>?
+        /// A signal came while nobody waited: the next wait returns at once.
         var pending = false
+        /// One of them was `syncNow()`.
+        var forced = false
     }
 
     private let state = Mutex(State())
 
-    /// Wakes the waiter, or the next wait at once.
-    func signal() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    /// Wakes the waiter, or the next wait at once; `force`: the loop must sync even with nothing to push.
+    func signal(force: Bool) {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
             guard let waiter = state.waiter else {
                 state.pending = true
+                state.forced = state.forced || force
                 return nil
             }
             state.waiter = nil
             return waiter
         }
-        waiter?.resume()
+        waiter?.resume(returning: force)
+    }
+
+    /// Ends the wait under way, if any, as not forced (its time is up, or its task was cancelled).
+    private func expire() {
+        let waiter = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(returning: false)
     }
 
     /// Waits until signalled, for at most `timeout`, or until the task is cancelled.
-    func wait(upTo timeout: Duration) async {
+    /// - Returns: Whether a signal forced a sync (``signal(force:)``).
+    func wait(upTo timeout: Duration) async -> Bool {
         let timer = Task {
             try? await Task.sleep(for: timeout)
-            self.signal()
+            self.expire()
         }
         defer { timer.cancel() }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.pending || Task.isCancelled {
-                        state.pending = false
-                        return true
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let now = state.withLock { state -> Bool? in
+                    if state.pending {
+                        defer {
+                            state.pending = false
+                            state.forced = false
+                        }
+                        return state.forced
                     }
+                    if Task.isCancelled { return false }
                     state.waiter = continuation
-                    return false
+                    return nil
                 }
-                if resumeNow { continuation.resume() }
+                if let now { continuation.resume(returning: now) }
             }
         } onCancel: {
-            self.signal()
+            self.expire()
         }
-        state.withLock { $0.pending = false }
     }
 }

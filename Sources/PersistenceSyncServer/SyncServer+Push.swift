@@ -115,12 +115,16 @@ extension SyncServer {
             return SyncChange(
                 entity: change.entity, key: change.key, values: record.map(SyncChange.values(of:)), version: version)
         }
-        guard serverVersion != change.version else {
-            return outcome(.applied, try store(incoming), nil)
-        }
         let stored = try context.syncedRecord(syncEntry, key: change.key)
         let serverState = SyncChange(
             entity: change.entity, key: change.key, values: stored.map(SyncChange.values(of:)), version: serverVersion)
+        // Already the server's state (both sides deleted it, or made the same change): nothing to write or settle.
+        if stored == incoming { return outcome(.applied, serverState, nil) }
+        // Made on the server's current version; or a record the client never had and the server doesn't hold now
+        // (created anew after a deletion the client never saw): no conflict.
+        guard serverVersion != change.version, change.version != 0 || stored != nil else {
+            return outcome(.applied, try store(incoming), nil)
+        }
         switch policy.rule {
         case .clientWins:
             return outcome(.applied, try store(incoming), nil)

@@ -24,21 +24,23 @@ struct ContinuousSyncTests {
         let laptop = try SyncClient(
             database: LMDBBuilder.encrypted(directory, "laptop").create(), model: clientModel,
             transport: server.directTransport)
-        // Long intervals: only the local write (phone) and syncNow (laptop) make these syncs happen.
-        let phoneSyncing = Task { await phone.run(every: .seconds(3600)) }
+        // Long intervals: after their first syncs, only the local write (phone) and syncNow (laptop) make syncs happen.
         let laptopSyncing = Task { await laptop.run(every: .seconds(3600)) }
-        defer {
-            phoneSyncing.cancel()
-            laptopSyncing.cancel()
-        }
+        defer { laptopSyncing.cancel() }
+        // The laptop's first sync is over once its cursor is stored; its loop then waits (or is about to).
+        var client = laptop.database.observe(SyncClientState.self, query: Query()).makeAsyncIterator()
+        while let states = try await client.next(), !states.contains(where: { $0.cursor > 0 }) {}
         var projects = laptop.database.observe(Project.self, query: Query()).makeAsyncIterator()
         #expect(try await projects.next() == [])
 
+        let phoneSyncing = Task { await phone.run(every: .seconds(3600)) }
+        defer { phoneSyncing.cancel() }
         try await phone.database.write { try $0.create(Project(id: 1, name: "from the phone")) }
         // Wait until the phone's journal has nothing pending: its sync loop pushed the write.
         var pending = phone.database.observe(SyncRecordState.self, query: Query(where: Field("pending") > Int64(0)))
             .makeAsyncIterator()
         while let records = try await pending.next(), !records.isEmpty {}
+        // Nothing is pending on the laptop: only syncNow makes its waiting loop pull.
         laptop.syncNow()
         var seen: [Project]? = []
         while let value = try await projects.next() {

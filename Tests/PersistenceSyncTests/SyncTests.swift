@@ -87,6 +87,33 @@ struct SyncTests {
         #expect(try await laptop.contents().projects == [Project(id: 7, name: "Garden 2")])
     }
 
+    @Test func deletingOnBothSidesOrRecreatingAfterAnUnseenDeletionIsNoConflict() async throws {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
+        let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
+        try await phone.write { try $0.create(Project(id: 7, name: "Both delete it")) }
+        _ = try await phone.sync()
+        _ = try await laptop.sync()
+        try await phone.write { _ = try $0.delete(Project.self, id: 7) }
+        try await laptop.write { _ = try $0.delete(Project.self, id: 7) }
+        #expect(try await phone.sync().rejections.isEmpty)
+        #expect(try await laptop.sync().rejections.isEmpty, "the same deletion on both sides isn't a conflict")
+
+        // The phone creates and deletes a record the laptop never sees; the laptop then creates one with its key.
+        try await phone.write { try $0.create(Project(id: 8, name: "short-lived")) }
+        _ = try await phone.sync()
+        try await phone.write { _ = try $0.delete(Project.self, id: 8) }
+        _ = try await phone.sync()
+        try await laptop.write { try $0.create(Project(id: 8, name: "new")) }
+        #expect(try await laptop.sync().rejections.isEmpty, "a deletion the client never saw isn't a conflict")
+        _ = try await phone.sync()
+        #expect(try await Contents.of(store).projects == [Project(id: 8, name: "new")])
+        #expect(try await phone.contents() == laptop.contents())
+    }
+
     @Test func theNewestStampWinsEitherWay() async throws {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }

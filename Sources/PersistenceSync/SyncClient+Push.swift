@@ -1,0 +1,152 @@
+import Foundation
+import PersistenceCore
+import Synchronization
+
+/// Pushing: whole outbox sequences in batches, and what the server's answers do to the journal.
+extension SyncClient {
+    func pushAll() async throws -> SyncReport {
+        var report = SyncReport()
+        let clientID = try await self.clientID()
+        while true {
+            let entries = try await database.read { [entities, pushBatchSize] context in
+                try Self.pendingBatch(in: context, entities: entities, limit: pushBatchSize)
+            }
+            guard !entries.isEmpty else { return report }
+            broadcast.publish(.pushing(entries.count))
+            let push = SyncPush(
+                clientID: clientID, modelVersion: entities.model.version, entries: entries, scopes: scopes)
+            let result = try await transport.push(push)
+            guard result.outcomes.count == entries.count,
+                zip(result.outcomes, entries).allSatisfy({
+                    $0.sequence == $1.sequence && $0.entity == $1.change.entity && $0.key == $1.change.key
+                })
+            else {
+                throw PersistenceError(.backend, "the sync server answered a push with outcomes of other changes")
+            }
+            let rejections = try await database.write { [entities] context in
+                try SyncJournal.markRemoteApply()
+                return try Self.acknowledge(result, in: context, entities: entities)
+            }
+            report.pushed += entries.count
+            report.rejections += rejections
+            publish(rejections)
+        }
+    }
+
+    /// The oldest pending records, whole outbox sequences of them, with their local state — and the sequences of any
+    /// pending record they refer to, so that a record never goes before the one it refers to (a parent changed again
+    /// after its child was created has a later sequence than the child).
+    static func pendingBatch(
+        in context: some DatabaseContext, entities: SyncedEntities, limit: Int
+    ) throws -> [SyncPush.Entry] {
+        var states = try context.recover(
+            SyncRecordState.self,
+            query: Query(where: Field("pending") > Int64(0), sortedBy: [.ascending("pending")], limit: limit + 1))
+        guard var through = states.last?.pending else { return [] }
+        if states.count > limit {
+            // Whole sequences only: drop the last one's records unless it is the only one.
+            let earlier = states.filter { $0.pending < through }
+            if let last = earlier.last { through = last.pending }
+        }
+        while true {
+            states = try context.recover(
+                SyncRecordState.self,
+                query: Query(
+                    where: Field("pending") > Int64(0) && Field("pending") <= through,
+                    sortedBy: [.ascending("pending")]))
+            var entries: [SyncPush.Entry] = []
+            var needed = through
+            for state in states {
+                let entry = try entities.entry(state.entity)
+                let key = try state.keyValue()
+                let record = try context.syncedRecord(entry, key: key)
+                for (foreignKey, target) in entry.references {
+                    guard let parent = record?.values[foreignKey], !parent.isNull else { continue }
+                    let parentState = try context.recover(
+                        SyncRecordState.self, id: SyncRecordState.id(entity: target, key: parent))
+                    if let parentState, parentState.pending > needed { needed = parentState.pending }
+                }
+                let change =
+                    record.map { SyncChange(record: $0, version: state.version) }
+                    ?? SyncChange(entity: state.entity, key: key, values: nil, version: state.version)
+                entries.append(SyncPush.Entry(sequence: state.pending, change: change))
+            }
+            guard needed > through else { return entries }
+            through = needed
+        }
+    }
+
+    /// Applies a push's outcomes: acknowledged records are no longer pending; a merged or rejected one takes the
+    /// server's state unless it changed locally again since.
+    static func acknowledge(
+        _ result: SyncPushResult, in context: some DatabaseContext, entities: SyncedEntities
+    ) throws -> [SyncRejection] {
+        var rejections: [SyncRejection] = []
+        let ordered = entities.applyOrder(result.outcomes, entity: \.entity) {
+            $0.kind != .applied && $0.kind != .alreadyApplied && $0.current.isDeletion
+        }
+        for outcome in ordered {
+            let id = SyncRecordState.id(entity: outcome.entity, key: outcome.key)
+            var state =
+                try context.recover(SyncRecordState.self, id: id)
+                ?? SyncRecordState(entity: outcome.entity, key: outcome.key)
+            let unchangedSince = state.pending <= outcome.sequence
+            switch outcome.kind {
+            case .applied:
+                state.version = outcome.current.version
+            case .merged, .rejected:
+                if unchangedSince {
+                    let entry = try entities.entry(outcome.entity)
+                    try context.storeSynced(entry, key: outcome.key, record: outcome.current.record(of: entry.layout))
+                    state.version = outcome.current.version
+                }
+                if outcome.kind == .rejected {
+                    rejections.append(
+                        SyncRejection(
+                            entity: outcome.entity, key: outcome.key,
+                            reason: outcome.reason ?? "the server's conflict policy kept its own state",
+                            serverState: outcome.current, sequence: outcome.sequence))
+                }
+            case .alreadyApplied:
+                break
+            }
+            if unchangedSince { state.pending = 0 }
+            try context.upsert(state)
+        }
+        return rejections + (try Self.droppedByCascade(in: context, entities: entities))
+    }
+
+    /// The records with unpushed local changes that this transaction's pulled deletions removed through a cascade
+    /// delete rule (the record they belong to was deleted on the server): reported as rejections, no longer pending.
+    static func droppedByCascade(in context: some DatabaseContext, entities: SyncedEntities) throws
+        -> [SyncRejection]
+    {
+        var dropped: [SyncRejection] = []
+        for (entity, keys) in SyncJournal.currentChanges() {
+            guard let entry = try? entities.entry(entity) else { continue }
+            for key in keys {
+                let id = SyncRecordState.id(entity: entity, key: key)
+                guard var state = try context.recover(SyncRecordState.self, id: id), state.pending > 0,
+                    try context.syncedRecord(entry, key: key) == nil
+                else { continue }
+                dropped.append(
+                    SyncRejection(
+                        entity: entity, key: key,
+                        reason: "deleted on the server with a record it belongs to (a cascade delete rule)",
+                        serverState: SyncChange(entity: entity, key: key, values: nil, version: state.version),
+                        sequence: state.pending))
+                state.pending = 0
+                try context.upsert(state)
+            }
+        }
+        return dropped
+    }
+
+    func publish(_ rejections: [SyncRejection]) {
+        guard !rejections.isEmpty else { return }
+        let subscribers = rejectionSubscribers.withLock { Array($0.values) }
+        for subscriber in subscribers {
+            for rejection in rejections { subscriber.yield(rejection) }
+        }
+    }
+}

@@ -2,7 +2,9 @@ public import PersistenceCore
 
 /// How the sync server settles a pushed change to a record that changed on the server since the client last saw it.
 ///
-/// A change made on a base the server still has is always applied; a policy decides only real conflicts.
+/// A change made on a base the server still has is always applied, and so is one that leaves the record as the server
+/// holds it, or creates a record the client never had where the server holds none: a policy decides only real
+/// conflicts.
 public struct ConflictPolicy: Sendable {
     enum Rule: Sendable {
         case newestStamp, serverWins, clientWins

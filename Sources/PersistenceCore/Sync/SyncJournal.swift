@@ -10,16 +10,13 @@ import Foundation
 /// pushes the journal's pending records and applies pulled ones, marking its own transactions so that they aren't
 /// noted as local changes (``markRemoteApply()``).
 package final class SyncJournal: Sendable {
-    /// The store's model has the journal's entities: positions of the entities whose changes are noted.
+    /// The names of the entities whose changes are noted: the model's, except the journal's own.
     private let synced: Set<String>
 
     /// The journal of a store of `model`, or `nil` when the model isn't synced.
     package init?(model: Model) {
-        let names = Set(model.entities.map { $0.entityName })
-        guard names.contains(SyncRecordState.entityName), names.contains(SyncClientState.entityName) else {
-            return nil
-        }
-        synced = names.subtracting([SyncRecordState.entityName, SyncClientState.entityName])
+        guard model.isSynced else { return nil }
+        synced = Set(model.entities.map { $0.entityName }).subtracting(SyncJournalNames.all)
     }
 
     /// Notes every record that `recorder`'s transaction changed as pending under one new outbox sequence, unless the

@@ -99,7 +99,7 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
     @discardableResult
     public static func deleteStore(named name: String, in directory: URL? = nil) throws -> Bool {
         try StoreFiles.delete(
-            named: name, in: directory, fileExtension: "sqlite", companions: ["-wal", "-shm", "-journal"]
+            named: name, in: directory, fileExtension: "sqlite", companions: ["-wal", "-shm", "-journal", ".sync-lock"]
         ) { file in
             // A killed backup's temporary copy is the user's data too.
             if StoreBackup.isTemporaryCopy(file, ofStore: name) { return true }

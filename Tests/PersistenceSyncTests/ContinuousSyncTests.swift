@@ -74,6 +74,11 @@ struct ContinuousSyncTests {
         #expect(!after.syncedElsewhere && after.pushed == 1)
         if case .idle = client.status {} else { Issue.record("status \(client.status)") }
         #expect(try await Contents.of(store).projects.count == 1)
+
+        // The lock file belongs to the store: deleting the store removes it.
+        try database.close()
+        #expect(try SQLiteDatabase.deleteStore(named: "shared", in: directory))
+        #expect(!FileManager.default.fileExists(atPath: lockPath))
     }
 
     @Test func statusesSayOfflineWhenTheServerCantBeReached() async throws {

@@ -97,7 +97,8 @@ public protocol Database<Context>: Sendable {
 /// so `deleteStore(named:in:)` is not something it could only refuse at run time.
 public protocol FileBackedDatabase: Database {
     /// Deletes the files of the store named `name` in `directory` (the builder's default directory when `nil`):
-    /// the store file and its companions (SQLite's `-wal`, `-shm` and migration backups; LMDB's `-lock`).
+    /// the store file and its companions (SQLite's `-wal`, `-shm` and migration backups; LMDB's `-lock`; a sync
+    /// client's `.sync-lock`).
     ///
     /// Deleting a store's files while it is open corrupts it, so this refuses while any database of this process
     /// has the store open. Other processes can't be seen: stop them first.

@@ -106,7 +106,8 @@ public final class LMDBDatabase: FileBackedDatabase, MigratingDatabase, Sendable
     /// - Returns: Whether there was anything to delete.
     @discardableResult
     public static func deleteStore(named name: String, in directory: URL? = nil) throws -> Bool {
-        try StoreFiles.delete(named: name, in: directory, fileExtension: "lmdb", companions: ["-lock", "-migration", ".sync-lock"])
+        try StoreFiles.delete(
+            named: name, in: directory, fileExtension: "lmdb", companions: ["-lock", "-migration", ".sync-lock"])
     }
 
     /// The names of the LMDB stores (`<name>.lmdb` files) in `directory`, sorted.

@@ -43,17 +43,24 @@ extension SyncClient {
             SyncRecordState.self,
             query: Query(where: Field("pending") > Int64(0), sortedBy: [.ascending("pending")], limit: limit + 1))
         guard var through = states.last?.pending else { return [] }
-        if states.count > limit {
-            // Whole sequences only: drop the last one's records unless it is the only one.
+        // Whole sequences only: the records read are all of them up to `through`, unless the limit cut the last one.
+        var complete = states.count <= limit
+        if !complete {
             let earlier = states.filter { $0.pending < through }
-            if let last = earlier.last { through = last.pending }
+            if let last = earlier.last {
+                through = last.pending
+                states = earlier
+                complete = true
+            }
         }
         while true {
-            states = try context.recover(
-                SyncRecordState.self,
-                query: Query(
-                    where: Field("pending") > Int64(0) && Field("pending") <= through,
-                    sortedBy: [.ascending("pending")]))
+            if !complete {
+                states = try context.recover(
+                    SyncRecordState.self,
+                    query: Query(
+                        where: Field("pending") > Int64(0) && Field("pending") <= through,
+                        sortedBy: [.ascending("pending")]))
+            }
             var entries: [SyncPush.Entry] = []
             var needed = through
             for state in states {
@@ -73,6 +80,7 @@ extension SyncClient {
             }
             guard needed > through else { return entries }
             through = needed
+            complete = false
         }
     }
 
@@ -121,23 +129,24 @@ extension SyncClient {
     static func droppedByCascade(in context: some DatabaseContext, entities: SyncedEntities) throws
         -> [SyncRejection]
     {
+        // Only records with unpushed changes can be dropped: usually none, then nothing else is read.
+        let pending = try context.recover(SyncRecordState.self, query: Query(where: Field("pending") > Int64(0)))
+        guard !pending.isEmpty else { return [] }
+        let changed = Dictionary(SyncJournal.currentChanges().map { ($0.entity, Set($0.keys)) }) { $0.union($1) }
         var dropped: [SyncRejection] = []
-        for (entity, keys) in SyncJournal.currentChanges() {
-            guard let entry = try? entities.entry(entity) else { continue }
-            for key in keys {
-                let id = SyncRecordState.id(entity: entity, key: key)
-                guard var state = try context.recover(SyncRecordState.self, id: id), state.pending > 0,
-                    try context.syncedRecord(entry, key: key) == nil
-                else { continue }
-                dropped.append(
-                    SyncRejection(
-                        entity: entity, key: key,
-                        reason: "deleted on the server with a record it belongs to (a cascade delete rule)",
-                        serverState: SyncChange(entity: entity, key: key, values: nil, version: state.version),
-                        sequence: state.pending))
-                state.pending = 0
-                try context.upsert(state)
-            }
+        for var state in pending {
+            let key = try state.keyValue()
+            guard changed[state.entity]?.contains(key) == true, let entry = try? entities.entry(state.entity),
+                try context.syncedRecord(entry, key: key) == nil
+            else { continue }
+            dropped.append(
+                SyncRejection(
+                    entity: state.entity, key: key,
+                    reason: "deleted on the server with a record it belongs to (a cascade delete rule)",
+                    serverState: SyncChange(entity: state.entity, key: key, values: nil, version: state.version),
+                    sequence: state.pending))
+            state.pending = 0
+            try context.upsert(state)
         }
         return dropped
     }

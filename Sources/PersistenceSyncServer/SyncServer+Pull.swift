@@ -42,18 +42,15 @@ extension SyncServer {
             throw PersistenceError(
                 .resyncRequired, "deletions since the client's last pull are no longer kept: it syncs whole again")
         }
+        // Every transaction with a lower id than the horizon has ended: the next pull starts there. One round trip for
+        // it and the number of the last purge.
         guard
-            case .integer(let purgeEpoch)? = try context.internalRows(
-                "SELECT coalesce(max(epoch), 0)::bigint FROM \(purges)"
-            ).first?.values.first
-        else {
-            throw PersistenceError(.backend, "the server gave no purge epoch")
-        }
-        // Every transaction with a lower id has ended: the next pull starts here.
-        guard
-            case .integer(let horizon)? = try context.internalRows(
-                "SELECT pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint"
-            ).first?.values.first
+            let row = try context.internalRows(
+                """
+                SELECT pg_catalog.pg_snapshot_xmin(pg_catalog.pg_current_snapshot())::text::bigint,
+                    (SELECT coalesce(max(epoch), 0)::bigint FROM \(purges))
+                """
+            ).first, case .integer(let horizon) = row[0], case .integer(let purgeEpoch) = row[1]
         else {
             throw PersistenceError(.backend, "the server gave no snapshot horizon")
         }

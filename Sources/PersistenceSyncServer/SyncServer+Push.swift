@@ -21,9 +21,7 @@ extension SyncServer {
         try checkModelVersion(push.modelVersion)
         let scopes = try ResolvedScopes(push.scopes, access: access, definitions: self.scopes)
         let entities = self.entities
-        let policies = entities.all.reduce(into: [String: ConflictPolicy]()) {
-            $0[$1.layout.entity.name] = policy(of: $1)
-        }
+        let policies = self.policies
         return try await database.write(retrying: collisionRetries) { context in
             try Self.apply(push, in: context, entities: entities, policies: policies, scopes: scopes)
         }

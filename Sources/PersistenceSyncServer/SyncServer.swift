@@ -11,13 +11,14 @@ import PersistenceSync
 ///
 /// ```swift
 /// let store = try PostgresBuilder(url: url, model: AppModel.current).create()
-/// let server = try SyncServer(database: store, policies: ["Note": .newestStamp])
+/// let server = try SyncServer(database: store, model: AppModel.current, policies: ["Note": .newestStamp])
 /// let client = try SyncClient(database: local, model: AppModel.current.synced(), transport: server.directTransport)
 /// ```
 public final class SyncServer: Sendable {
     /// The store.
     public let database: PostgresDatabase
     let entities: SyncedEntities
+    /// Every synced entity's conflict policy, by entity name.
     let policies: [String: ConflictPolicy]
     let scopes: [String: SyncScopeDefinition]
     /// The store's model version: clients sync with the same one.
@@ -54,7 +55,11 @@ public final class SyncServer: Sendable {
                     .invalidConfiguration, "entity '\(name)' has no stamp attribute: its newest stamp can't win")
             }
         }
-        self.policies = policies
+        // Each entity's policy, defaults filled in once.
+        self.policies = entities.all.reduce(into: [:]) { resolved, entry in
+            let name = entry.layout.entity.name
+            resolved[name] = policies[name] ?? (entry.layout.stampIndex == nil ? .serverWins : .newestStamp)
+        }
         var definitions: [String: SyncScopeDefinition] = [:]
         for scope in scopes {
             _ = try entities.entry(scope.entity)
@@ -66,11 +71,6 @@ public final class SyncServer: Sendable {
         modelVersion = model.version
         collisionRetries = RetryPolicy.collisions(for: .seconds(30))
         try installLog()
-    }
-
-    /// The policy of `entry`'s entity.
-    func policy(of entry: SyncedEntities.Entry) -> ConflictPolicy {
-        policies[entry.layout.entity.name] ?? (entry.layout.stampIndex == nil ? .serverWins : .newestStamp)
     }
 
     /// Creates the change log, the clients' table and each table's trigger, under the store's advisory lock so that

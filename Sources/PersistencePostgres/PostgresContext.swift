@@ -432,7 +432,15 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "persistence_savepoint_\(savepointDepth)"
-        try run("SAVEPOINT \(name)")
+        // Not waited for: the body's first statement (or the `RELEASE`) follows it, and its wait reports a failure.
+        let setting = "SAVEPOINT \(name)"
+        state.instrumentation.trace(setting, entity: "")
+        do {
+            try connection.sendAfterSettling(setting)
+        } catch let error as PersistenceError {
+            if failure == nil { failure = error }
+            throw error
+        }
         let mark = state.recorder?.mark()
         do {
             let result = try body()

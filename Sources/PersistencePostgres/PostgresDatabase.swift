@@ -124,6 +124,42 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
         try await runner.write { try self.write(body) }
     }
 
+    /// An advisory lock key for `name`: a stable 64-bit hash of it (FNV-1a), the same in every process.
+    package static func advisoryLockKey(_ name: String) -> Int64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        return Int64(bitPattern: hash)
+    }
+
+    /// Runs `body` in a write transaction (off the cooperative pool) while its connection holds the session-level
+    /// advisory lock `key`: taken before the transaction begins, so its snapshot sees every write of the lock's
+    /// previous holder, and released once it ended. Writes under one key take turns instead of failing each other's
+    /// serialization checks (with the pages of a small table's index they all read and write, nearly all would).
+    package func write<R: Sendable>(
+        takingTurnsOn key: Int64, _ body: @escaping @Sendable (PostgresContext) throws -> R
+    ) async throws -> R {
+        try await runner.write {
+            guard self.writers.depth.value == 0 else {
+                throw PersistenceError(
+                    .nestedTransaction, "a transaction was started inside a write transaction on the same thread")
+            }
+            return try self.writers.withConnection { connection in
+                _ = try connection.run("SELECT pg_catalog.pg_advisory_lock($1)", [.integer(key)])
+                defer {
+                    // A lock that can't be released must not outlive the write: the connection goes, and the lock
+                    // with it.
+                    if (try? connection.run("SELECT pg_catalog.pg_advisory_unlock($1)", [.integer(key)])) == nil {
+                        connection.close()
+                    }
+                }
+                return try self.transaction(on: connection, writable: true, body)
+            }
+        }
+    }
+
     /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``.
     private func transaction<R>(
         on connection: ServerConnection, writable: Bool, _ body: (PostgresContext) throws -> R

@@ -22,8 +22,13 @@ extension SyncServer {
         let scopes = try ResolvedScopes(push.scopes, access: access, definitions: self.scopes)
         let entities = self.entities
         let policies = self.policies
-        return try await database.write(retrying: collisionRetries) { context in
-            try Self.apply(push, in: context, entities: entities, policies: policies, scopes: scopes)
+        // Pushes take turns (a lock of the store's): concurrent ones read and write the same index pages (the
+        // clients' table, the change log's), so serializable transactions would nearly all fail each other and retry.
+        let key = pushLockKey
+        return try await collisionRetries.run {
+            try await database.write(takingTurnsOn: key) { context in
+                try Self.apply(push, in: context, entities: entities, policies: policies, scopes: scopes)
+            }
         }
     }
 
@@ -108,12 +113,12 @@ extension SyncServer {
                 sequence: entry.sequence, entity: change.entity, key: change.key, kind: kind, current: current,
                 reason: reason)
         }
+        let stored = try context.syncedRecord(syncEntry, key: change.key)
         let store = { (record: Record?) throws -> SyncChange in
-            try context.storeSynced(syncEntry, key: change.key, record: record)
+            try context.storeSynced(syncEntry, key: change.key, record: record, exists: stored != nil)
             return SyncChange(
                 entity: change.entity, key: change.key, values: record.map(SyncChange.values(of:)), version: version)
         }
-        let stored = try context.syncedRecord(syncEntry, key: change.key)
         let serverState = SyncChange(
             entity: change.entity, key: change.key, values: stored.map(SyncChange.values(of:)), version: serverVersion)
         // Already the server's state (both sides deleted it, or made the same change): nothing to write or settle.

@@ -25,6 +25,8 @@ public final class SyncServer: Sendable {
     let modelVersion: Int
     /// How long a push retries when it collides with concurrent writes.
     let collisionRetries: RetryPolicy
+    /// The advisory lock pushes to this store take turns on (see `SyncServer.push(_:access:)`).
+    let pushLockKey: Int64
 
     /// A sync server for `database`, a store of `model`.
     /// - Parameters:
@@ -70,6 +72,7 @@ public final class SyncServer: Sendable {
         self.scopes = definitions
         modelVersion = model.version
         collisionRetries = RetryPolicy.collisions(for: .seconds(30))
+        pushLockKey = PostgresDatabase.advisoryLockKey("persistence-sync-push:\(database.schema)")
         try installLog()
     }
 

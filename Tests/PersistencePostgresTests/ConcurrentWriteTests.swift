@@ -169,4 +169,35 @@ struct ConcurrentWriteTests {
         #expect(problems.isEmpty, "\(problems.prefix(5))")
         #expect(try db.count(Item.self) == 0)
     }
+
+    /// The sync server's pushes take turns on an advisory lock: taken before each transaction begins, so each one's
+    /// snapshot holds every earlier turn's commit and none fails another's serialization check.
+    @Test func writesTakingTurnsOnOneKeyRunOneAtATimeAndSeeEachOthersCommits() async throws {
+        var builder = try freshBuilder([Item.self])
+        builder.poolSize = 4
+        let db = try builder.create()
+        defer { try? db.close() }
+        let meeting = Meeting(expected: 4)
+        let seen = try await withThrowingTaskGroup(of: Int.self) { group in
+            for id in 1...4 {
+                group.addTask {
+                    try await db.write(takingTurnsOn: 42) { context in
+                        let before = try context.count(Item.self)
+                        meeting.pass()
+                        try context.create(Item(id: Int64(id), label: "turn \(id)"))
+                        return before
+                    }
+                }
+            }
+            return try await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(meeting.peak == 1, "writes under one key overlapped")
+        // Had the lock been taken inside the transaction, its snapshot would predate the wait: every turn would see 0.
+        #expect(seen.sorted() == [0, 1, 2, 3])
+        #expect(try db.count(Item.self) == 4)
+        // The lock is released after each turn: another key's write and the same key's next one go through.
+        try await db.write(takingTurnsOn: 7) { try $0.create(Item(id: 5, label: "other key")) }
+        try await db.write(takingTurnsOn: 42) { try $0.create(Item(id: 6, label: "same key, later")) }
+        #expect(try db.count(Item.self) == 6)
+    }
 }

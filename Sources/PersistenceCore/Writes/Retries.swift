@@ -100,6 +100,24 @@ public struct RetryPolicy: Sendable, Hashable {
         }
     }
 
+    /// Runs `attempt`, and again as the policy says while it fails in a way that left nothing committed (see
+    /// `Database.write(retrying:_:)`); cancelling the task stops between attempts.
+    /// - Throws: `invalidArgument` for a policy out of range; the last attempt's error.
+    package func run<R>(_ attempt: () async throws -> R) async throws -> R {
+        try validate()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var number = 1
+        while true {
+            do {
+                return try await attempt()
+            } catch let error as PersistenceError where retries(error, after: number, elapsed: clock.now - start) {
+                try await Task.sleep(for: delay(after: number))
+                number += 1
+            }
+        }
+    }
+
     /// Whether to run again after the `attempt`-th run failed with `error`, `elapsed` after the first began.
     package func retries(_ error: PersistenceError, after attempt: Int, elapsed: Duration) -> Bool {
         guard attempt < maximumAttempts else { return false }
@@ -165,20 +183,7 @@ extension Database {
     public func write<R: Sendable>(
         retrying policy: RetryPolicy, _ body: @escaping @Sendable (Context) throws -> R
     ) async throws -> R {
-        try policy.validate()
-        let clock = ContinuousClock()
-        let start = clock.now
-        var attempt = 1
-        while true {
-            do {
-                return try await write(body)
-            } catch let error as PersistenceError
-                where policy.retries(error, after: attempt, elapsed: clock.now - start)
-            {
-                try await Task.sleep(for: policy.delay(after: attempt))
-                attempt += 1
-            }
-        }
+        try await policy.run { try await write(body) }
     }
 
     /// Runs a write transaction, and again when it fails with a retryable error, up to `attempts` runs in all,

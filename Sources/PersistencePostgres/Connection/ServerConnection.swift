@@ -174,6 +174,13 @@ final class ServerConnection: @unchecked Sendable {
         unanswered = connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
     }
 
+    /// Sends a statement without parameters as ``send(_:)`` does, once the one sent before it (if any) is answered:
+    /// a savepoint's `SAVEPOINT`, which the savepoint's first statement follows at once.
+    func sendAfterSettling(_ sql: String) throws {
+        try settle()
+        send(sql)
+    }
+
     /// Waits for the statement ``send(_:)`` sent, if nothing has yet; throws its failure.
     func settle() throws {
         guard let pending = unanswered else { return }

@@ -50,14 +50,9 @@ enum PostgresSchemaStore {
         }
     }
 
-    /// The advisory lock key of a store: a stable 64-bit hash of its schema name (FNV-1a).
+    /// The advisory lock key of a store: a stable 64-bit hash of its schema name.
     static func lockKey(schema: String) -> Int64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "persistence:\(schema)".utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return Int64(bitPattern: hash)
+        PostgresDatabase.advisoryLockKey("persistence:\(schema)")
     }
 
     private static func prepareLocked(

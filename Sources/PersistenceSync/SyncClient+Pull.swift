@@ -64,18 +64,20 @@ extension SyncClient {
     func resync(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
         // Taken before the first page: a resync that fails part-way has stamped records with its generation, and the
         // next one must not count them as brought by it.
-        let generation = try await database.write { context in
+        // A store that held no synced record then (a first sync) has nothing the sweep could remove: records written
+        // locally meanwhile are pending, and the sweep keeps those.
+        let (generation, held) = try await database.write { [entities] context in
             try SyncJournal.markRemoteApply()
             var client = try SyncClientState.current(in: context)
             client.generation += 1
             try context.upsert(client)
-            return client.generation
+            return (client.generation, try entities.all.contains { try context.holdsSyncedRecords($0) })
         }
         let wanted = SyncScopes.text(of: scopes)
         return try await pages(
             clientID: clientID, cursor: 0, scopes: scopes, snapshot: true, generation: generation,
             finish: { [entities] context, horizon, epoch in
-                try Self.sweep(in: context, entities: entities, keeping: generation)
+                if held { try Self.sweep(in: context, entities: entities, keeping: generation) }
                 var client = try SyncClientState.current(in: context)
                 client.cursor = horizon
                 client.purgeEpoch = epoch
@@ -90,7 +92,10 @@ extension SyncClient {
         clientID: String, cursor: Int64, scopes: [SyncScope]?, snapshot: Bool, generation: Int64?,
         finish: @escaping @Sendable (Store.Context, _ cursor: Int64, _ purgeEpoch: Int64) throws -> Void
     ) async throws -> Pulled {
-        let purgeEpoch = try await database.read { try SyncClientState.current(in: $0).purgeEpoch }
+        let client = try await database.read { try SyncClientState.current(in: $0) }
+        let purgeEpoch = client.purgeEpoch
+        // Applied records carry the resync's generation, or the store's current one.
+        let generation = generation ?? client.generation
         var after: SyncPosition?
         var lowest = Int64.max
         var firstEpoch: Int64?
@@ -127,20 +132,25 @@ extension SyncClient {
         return pulled
     }
 
-    /// Applies pulled changes, except to records with local changes not yet pushed.
+    /// Applies pulled changes, except to records with local changes not yet pushed; each applied record's journal
+    /// entry takes the change's version and `generation`.
     static func apply(
-        _ changes: [SyncChange], in context: some DatabaseContext, entities: SyncedEntities, generation: Int64?
+        _ changes: [SyncChange], in context: some DatabaseContext, entities: SyncedEntities, generation: Int64
     ) throws {
+        // With no local change pending anywhere (most pulls), no entry needs reading first: each is written whole.
+        let anyPending = try !context.recover(
+            SyncRecordState.self, query: Query(where: Field("isPending") == true, limit: 1)
+        ).isEmpty
         for change in entities.applyOrder(changes, entity: \.entity, deletes: \.isDeletion) {
             let entry = try entities.entry(change.entity)
-            let id = SyncRecordState.id(entity: change.entity, key: change.key)
-            var state =
-                try context.recover(SyncRecordState.self, id: id)
-                ?? SyncRecordState(entity: change.entity, key: change.key)
-            guard state.pending == 0 else { continue }
+            var state = SyncRecordState(entity: change.entity, key: change.key)
+            if anyPending, let stored = try context.recover(SyncRecordState.self, id: state.id) {
+                guard stored.pending == 0 else { continue }
+                state = stored
+            }
             try context.storeSynced(entry, key: change.key, record: change.record(of: entry.layout))
             state.version = change.version
-            if let generation { state.generation = generation }
+            state.generation = generation
             try context.upsert(state)
         }
     }

@@ -41,7 +41,7 @@ extension SyncClient {
     ) throws -> [SyncPush.Entry] {
         var states = try context.recover(
             SyncRecordState.self,
-            query: Query(where: Field("pending") > Int64(0), sortedBy: [.ascending("pending")], limit: limit + 1))
+            query: Query(where: Field("isPending") == true, sortedBy: [.ascending("pending")], limit: limit + 1))
         guard var through = states.last?.pending else { return [] }
         // Whole sequences only: the records read are all of them up to `through`, unless the limit cut the last one.
         var complete = states.count <= limit
@@ -58,7 +58,7 @@ extension SyncClient {
                 states = try context.recover(
                     SyncRecordState.self,
                     query: Query(
-                        where: Field("pending") > Int64(0) && Field("pending") <= through,
+                        where: Field("isPending") == true && Field("pending") <= through,
                         sortedBy: [.ascending("pending")]))
             }
             var entries: [SyncPush.Entry] = []
@@ -130,7 +130,7 @@ extension SyncClient {
         -> [SyncRejection]
     {
         // Only records with unpushed changes can be dropped: usually none, then nothing else is read.
-        let pending = try context.recover(SyncRecordState.self, query: Query(where: Field("pending") > Int64(0)))
+        let pending = try context.recover(SyncRecordState.self, query: Query(where: Field("isPending") == true))
         guard !pending.isEmpty else { return [] }
         let changed = Dictionary(SyncJournal.currentChanges().map { ($0.entity, Set($0.keys)) }) { $0.union($1) }
         var dropped: [SyncRejection] = []

@@ -212,7 +212,7 @@ public final class SyncClient<Store: Database>: Sendable {
     /// How many local records have changes not yet pushed and acknowledged.
     public func pendingCount() async throws -> Int {
         try await database.read { context in
-            try context.count(SyncRecordState.self, where: Field("pending") > Int64(0))
+            try context.count(SyncRecordState.self, where: Field("isPending") == true)
         }
     }
 

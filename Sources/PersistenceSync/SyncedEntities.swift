@@ -118,20 +118,29 @@ extension DatabaseContext {
 
     /// Writes `record` as the stored state of its entity's record (created or replaced whole), or deletes the record
     /// with `key` when `record` is `nil`.
-    package func storeSynced(_ entry: SyncedEntities.Entry, key: Value, record: Record?) throws {
-        try storeSynced(entry.type, key: key, layout: entry.layout, record: record)
+    /// - Parameter exists: Whether the record is stored now, when the caller knows (it's looked up otherwise).
+    package func storeSynced(_ entry: SyncedEntities.Entry, key: Value, record: Record?, exists: Bool? = nil) throws {
+        try storeSynced(entry.type, key: key, layout: entry.layout, record: record, exists: exists)
     }
 
-    private func storeSynced<E: Entity>(_ type: E.Type, key: Value, layout: RecordLayout, record: Record?) throws {
+    private func storeSynced<E: Entity>(
+        _ type: E.Type, key: Value, layout: RecordLayout, record: Record?, exists: Bool?
+    ) throws {
         guard let record else {
             _ = try delete(E.self, where: Field(layout.names[layout.primaryKeyIndex]) == key)
             return
         }
         let entity: E = try record.decode()
-        if try recover(E.self, id: entity.id) != nil {
+        // Not `upsert`: its stamp rule would keep a stored record with a newer stamp than the state being stored.
+        if try exists ?? (recover(E.self, id: entity.id) != nil) {
             try update(entity)
         } else {
             try create(entity)
         }
+    }
+
+    /// Whether the store holds any record of `entry`'s entity.
+    package func holdsSyncedRecords(_ entry: SyncedEntities.Entry) throws -> Bool {
+        try count(entry.type) > 0
     }
 }

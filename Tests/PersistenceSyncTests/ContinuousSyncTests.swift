@@ -19,10 +19,10 @@ struct ContinuousSyncTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let phone = try SyncClient(
-            database: SQLiteBuilder.in(directory, "phone").create(), model: clientModel,
+            database: SQLiteBuilder.client("phone", in: directory).create(), model: clientModel,
             transport: server.directTransport)
         let laptop = try SyncClient(
-            database: LMDBBuilder.encrypted(directory, "laptop").create(), model: clientModel,
+            database: LMDBBuilder.client("laptop", in: directory, encrypted: true).create(), model: clientModel,
             transport: server.directTransport)
         // Long intervals: after their first syncs, only the local write (phone) and syncNow (laptop) make syncs happen.
         let laptopSyncing = Task { await laptop.run(every: .seconds(3600)) }
@@ -55,7 +55,7 @@ struct ContinuousSyncTests {
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let database = try SQLiteBuilder.in(directory, "shared").create()
+        let database = try SQLiteBuilder.client("shared", in: directory).create()
         let client = try SyncClient(database: database, model: clientModel, transport: server.directTransport)
         try await database.write { try $0.create(Project(id: 1, name: "written while another syncs")) }
 
@@ -85,7 +85,7 @@ struct ContinuousSyncTests {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let client = try SyncClient(
-            database: SQLiteBuilder.in(directory, "offline").create(), model: clientModel,
+            database: SQLiteBuilder.client("offline", in: directory).create(), model: clientModel,
             transport: httpTransport(URL(string: "http://127.0.0.1:9/sync")!, token: "admin"))
         var statuses = client.statuses.makeAsyncIterator()
         if case .idle? = await statuses.next() {} else { Issue.record("the first status isn't idle") }

@@ -54,12 +54,10 @@ struct HTTPSyncTests {
         try await withHTTPServer(server) { url in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
-            var sqlite = SQLiteBuilder(databaseName: "phone", model: clientModel)
-            sqlite.directory = directory
+            let sqlite = SQLiteBuilder.client("phone", in: directory)
             let phone = try SyncClient(
                 database: sqlite.create(), model: clientModel, transport: httpTransport(url, token: "admin"))
-            var lmdb = LMDBBuilder(databaseName: "laptop", passphrase: "correct horse", model: clientModel)
-            lmdb.directory = directory
+            let lmdb = LMDBBuilder.client("laptop", in: directory, encrypted: true)
             let laptop = try SyncClient(
                 database: lmdb.create(), model: clientModel, transport: httpTransport(url, token: "admin"))
             try await phone.database.write { context in
@@ -93,8 +91,7 @@ struct HTTPSyncTests {
                 ("nobody", "wrong", [SyncScopeTests.project(1)]), ("other", "one", [SyncScopeTests.project(2)]),
                 ("whole", "one", nil),
             ] as [(String, String, [SyncScope]?)] {
-                var builder = SQLiteBuilder(databaseName: name, model: clientModel)
-                builder.directory = directory
+                let builder = SQLiteBuilder.client(name, in: directory)
                 let client = try SyncClient(
                     database: builder.create(), model: clientModel, transport: httpTransport(url, token: token),
                     scopes: scopes)
@@ -105,8 +102,7 @@ struct HTTPSyncTests {
                     #expect(error.code == .unauthorized, "\(error)")
                 }
             }
-            var builder = SQLiteBuilder(databaseName: "allowed", model: clientModel)
-            builder.directory = directory
+            let builder = SQLiteBuilder.client("allowed", in: directory)
             let allowed = try SyncClient(
                 database: builder.create(), model: clientModel, transport: httpTransport(url, token: "one"),
                 scopes: [SyncScopeTests.project(1), SyncScopeTests.chores(1)])
@@ -119,8 +115,7 @@ struct HTTPSyncTests {
     @Test func anUnreachableServerIsATypedErrorAndLosesNothing() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        var builder = SQLiteBuilder(databaseName: "offline", model: clientModel)
-        builder.directory = directory
+        let builder = SQLiteBuilder.client("offline", in: directory)
         // A port nothing listens on.
         let client = try SyncClient(
             database: builder.create(), model: clientModel,
@@ -134,11 +129,4 @@ struct HTTPSyncTests {
         }
         #expect(try await client.pendingCount() == 1)
     }
-}
-
-func temporaryDirectory() throws -> URL {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "sync-http-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    return directory
 }

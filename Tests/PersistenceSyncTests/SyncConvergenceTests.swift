@@ -67,12 +67,12 @@ struct SyncConvergenceTests {
             // The fourth client holds only some projects (and their chores), and changes which as it goes.
             var held: Set<Int64> = [1, 2]
             let scoped = try SyncClient(
-                database: SQLiteBuilder.in(directory, "scoped").create(), model: clientModel,
+                database: SQLiteBuilder.client("scoped", in: directory).create(), model: clientModel,
                 transport: transports[3], scopes: Self.scopes(held), pullPageSize: 5)
-            let clients: [any ConvergingClient] = try [
-                makeClient(SQLiteBuilder.in(directory, "sqlite"), transports[0]),
-                makeClient(LMDBBuilder.unencrypted(directory, "lmdb"), transports[1]),
-                makeClient(LMDBBuilder.encrypted(directory, "encrypted"), transports[2]), scoped,
+            let clients: [any SyncClientProtocol] = try [
+                makeClient(SQLiteBuilder.client("sqlite", in: directory), transports[0]),
+                makeClient(LMDBBuilder.client("lmdb", in: directory, encrypted: false), transports[1]),
+                makeClient(LMDBBuilder.client("encrypted", in: directory, encrypted: true), transports[2]), scoped,
             ]
             var random = SeededGenerator(seed: seed)
             var createdMemos = Set<UUID>()
@@ -108,7 +108,7 @@ struct SyncConvergenceTests {
                 if actor == clients.count {
                     _ = try? await store.write { try edit.apply(to: $0) }
                 } else {
-                    try? await clients[actor].edit { try edit.apply(to: $0) }
+                    try? await clients[actor].write { try edit.apply(to: $0) }
                 }
             }
             for transport in transports { transport.heal() }
@@ -145,7 +145,7 @@ struct SyncConvergenceTests {
     }
 
     private func makeClient<B: DatabaseBuilder>(_ builder: B, _ transport: FlakyTransport) throws
-        -> any ConvergingClient
+        -> any SyncClientProtocol
     {
         try SyncClient(database: builder.create(), model: clientModel, transport: transport, pullPageSize: 7)
     }
@@ -205,41 +205,5 @@ enum Edit {
             memo.text = text
             try context.update(memo)
         }
-    }
-}
-
-/// What the convergence test needs of a client, whatever its store.
-protocol ConvergingClient: Sendable {
-    func sync() async throws -> SyncReport
-    func pendingCount() async throws -> Int
-    func edit(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws
-    func contents() async throws -> Contents
-}
-
-extension SyncClient: ConvergingClient {
-    func edit(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws {
-        try await database.write { try body($0) }
-    }
-}
-
-extension SQLiteBuilder {
-    static func `in`(_ directory: URL, _ name: String) -> SQLiteBuilder {
-        var builder = SQLiteBuilder(databaseName: name, model: clientModel)
-        builder.directory = directory
-        return builder
-    }
-}
-
-extension LMDBBuilder {
-    static func unencrypted(_ directory: URL, _ name: String) -> LMDBBuilder {
-        var builder = LMDBBuilder.unencrypted(databaseName: name, model: clientModel)
-        builder.directory = directory
-        return builder
-    }
-
-    static func encrypted(_ directory: URL, _ name: String) -> LMDBBuilder {
-        var builder = LMDBBuilder(databaseName: name, passphrase: "correct horse", model: clientModel)
-        builder.directory = directory
-        return builder
     }
 }

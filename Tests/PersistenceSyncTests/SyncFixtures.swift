@@ -77,25 +77,18 @@ struct TestClient: Sendable {
         -> TestClient
     {
         let transport = server.directTransport
-        switch kind {
-        case .sqlite:
-            var builder = SQLiteBuilder(databaseName: name, model: clientModel)
-            builder.directory = directory
-            return TestClient(
-                kind: kind,
-                client: try SyncClient(database: builder.create(), model: clientModel, transport: transport),
-                directory: directory)
-        case .lmdb, .encryptedLMDB:
-            var builder =
-                kind == .lmdb
-                ? LMDBBuilder.unencrypted(databaseName: name, model: clientModel)
-                : LMDBBuilder(databaseName: name, passphrase: "correct horse", model: clientModel)
-            builder.directory = directory
-            return TestClient(
-                kind: kind,
-                client: try SyncClient(database: builder.create(), model: clientModel, transport: transport),
-                directory: directory)
-        }
+        let client: any SyncClientProtocol =
+            switch kind {
+            case .sqlite:
+                try SyncClient(
+                    database: SQLiteBuilder.client(name, in: directory).create(), model: clientModel,
+                    transport: transport)
+            case .lmdb, .encryptedLMDB:
+                try SyncClient(
+                    database: LMDBBuilder.client(name, in: directory, encrypted: kind == .encryptedLMDB).create(),
+                    model: clientModel, transport: transport)
+            }
+        return TestClient(kind: kind, client: client, directory: directory)
     }
 }
 
@@ -105,9 +98,20 @@ protocol SyncClientProtocol: Sendable {
     func pendingCount() async throws -> Int
     func write(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws
     func contents() async throws -> Contents
+    /// How many journal entries are flagged as pending, and how many have an outbox sequence: always the same.
+    func outbox() async throws -> [Int]
 }
 
 extension SyncClient: SyncClientProtocol {
+    func outbox() async throws -> [Int] {
+        try await database.read { context in
+            [
+                try context.count(SyncRecordState.self, where: Field("isPending") == true),
+                try context.count(SyncRecordState.self, where: Field("pending") > Int64(0)),
+            ]
+        }
+    }
+
     func write(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws {
         try await database.write { try body($0) }
     }
@@ -134,4 +138,58 @@ struct Contents: Equatable, Sendable, CustomStringConvertible {
     }
 
     var description: String { "\(projects.count) projects, \(chores.count) chores, \(memos.count) memos" }
+}
+
+/// A new empty folder under the system's temporary directory.
+func temporaryDirectory() throws -> URL {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "sync-tests-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    return directory
+}
+
+/// A server store, its sync server and two devices in a new folder — the start of most tests; ``remove()`` deletes the
+/// folder.
+struct TwoDevices {
+    let store: PostgresDatabase
+    let server: SyncServer
+    let directory: URL
+    let phone: any SyncClientProtocol
+    let laptop: any SyncClientProtocol
+
+    /// A phone of `phone`'s kind and a laptop of `laptop`'s, both syncing directly with a new server store.
+    static func make(phone: ClientKind = .sqlite, laptop: ClientKind) async throws -> TwoDevices {
+        let store = try await offPool { try freshServerStore() }
+        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
+        let directory = try temporaryDirectory()
+        return TwoDevices(
+            store: store, server: server, directory: directory,
+            phone: try TestClient.make(phone, in: directory, server: server, name: "phone").client,
+            laptop: try TestClient.make(laptop, in: directory, server: server, name: "laptop").client)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: directory) }
+}
+
+extension SQLiteBuilder {
+    /// A client's store named `name` in `directory`, of `model`.
+    static func client(_ name: String, in directory: URL, model: Model = clientModel) -> SQLiteBuilder {
+        var builder = SQLiteBuilder(databaseName: name, model: model)
+        builder.directory = directory
+        return builder
+    }
+}
+
+extension LMDBBuilder {
+    /// A client's store named `name` in `directory`, of `model`; encrypted with the tests' passphrase or not.
+    static func client(_ name: String, in directory: URL, model: Model = clientModel, encrypted: Bool)
+        -> LMDBBuilder
+    {
+        var builder =
+            encrypted
+            ? LMDBBuilder(databaseName: name, passphrase: "correct horse", model: model)
+            : LMDBBuilder.unencrypted(databaseName: name, model: model)
+        builder.directory = directory
+        return builder
+    }
 }

@@ -60,10 +60,11 @@ struct SyncKillTests {
         let local: any KillCheckedClient =
             backend == "sqlite"
             ? try SyncClient(
-                database: SQLiteBuilder.named("client", model, directory).create(), model: model,
+                database: SQLiteBuilder.client("client", in: directory, model: model).create(), model: model,
                 transport: server.directTransport)
             : try SyncClient(
-                database: LMDBBuilder.named("client", model, directory).create(), model: model,
+                database: LMDBBuilder.client("client", in: directory, model: model, encrypted: true).create(),
+                model: model,
                 transport: server.directTransport)
         try await local.syncTwice()
         let onServer = try await store.read { try $0.recover(SyncTick.self, query: Query()) }.map(\.id)
@@ -94,21 +95,5 @@ extension SyncClient: KillCheckedClient {
 
     func ticks() async throws -> [Int64] {
         try await database.read { try $0.recover(SyncTick.self, query: Query()) }.map(\.id)
-    }
-}
-
-extension SQLiteBuilder {
-    static func named(_ name: String, _ model: Model, _ directory: URL) -> SQLiteBuilder {
-        var builder = SQLiteBuilder(databaseName: name, model: model)
-        builder.directory = directory
-        return builder
-    }
-}
-
-extension LMDBBuilder {
-    static func named(_ name: String, _ model: Model, _ directory: URL) -> LMDBBuilder {
-        var builder = LMDBBuilder(databaseName: name, passphrase: "correct horse", model: model)
-        builder.directory = directory
-        return builder
     }
 }

@@ -22,12 +22,12 @@ struct SyncRestartTests {
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let clients: [any ConvergingClient] = [
+        let clients: [any SyncClientProtocol] = [
             try SyncClient(
-                database: SQLiteBuilder.in(directory, "phone").create(), model: clientModel,
+                database: SQLiteBuilder.client("phone", in: directory).create(), model: clientModel,
                 transport: server.directTransport),
             try SyncClient(
-                database: LMDBBuilder.encrypted(directory, "laptop").create(), model: clientModel,
+                database: LMDBBuilder.client("laptop", in: directory, encrypted: true).create(), model: clientModel,
                 transport: server.directTransport),
         ]
         var failures = 0
@@ -42,7 +42,7 @@ struct SyncRestartTests {
                     let id = UUID()
                     let text = "r\(round) s\(step) c\(index)"
                     created.insert(id)
-                    try await client.edit { try $0.create(Memo(id: id, text: text, tags: "")) }
+                    try await client.write { try $0.create(Memo(id: id, text: text, tags: "")) }
                     do {
                         _ = try await client.sync()
                     } catch let error as PersistenceError {

@@ -35,8 +35,7 @@ struct SyncScopeTests {
         _ server: SyncServer, _ directory: URL, scopes: [SyncScope]?, access: SyncAccess = .everything,
         name: String = "client", model: Model = clientModel
     ) throws -> SyncClient<SQLiteDatabase> {
-        var builder = SQLiteBuilder(databaseName: name, model: model)
-        builder.directory = directory
+        let builder = SQLiteBuilder.client(name, in: directory, model: model)
         return try SyncClient(
             database: builder.create(), model: model, transport: DirectSyncTransport(server: server, access: access),
             scopes: scopes)
@@ -173,9 +172,7 @@ struct SyncScopeTests {
     }
 
     private func withDirectory(_ body: (URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sync-scope-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         try await body(directory)
     }

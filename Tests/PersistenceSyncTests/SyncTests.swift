@@ -3,20 +3,19 @@ import PersistenceCore
 import PersistencePostgres
 import PersistenceSQLite
 import PersistenceSync
-import PersistenceSyncServer
 import PersistenceTesting
+import Synchronization
 import Testing
+
+@testable import PersistenceSyncServer
 
 /// Two devices and a server: offline edits converge; conflicts are settled by policy and reported; pushes apply once.
 @Suite(.timeLimit(.minutes(5)))
 struct SyncTests {
     @Test func offlineEditsOnTwoDevicesConvergeWithTheServer() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
-        let laptop = try TestClient.make(.encryptedLMDB, in: directory, server: server, name: "laptop").client
+        let devices = try await TwoDevices.make(laptop: .encryptedLMDB)
+        defer { devices.remove() }
+        let (store, phone, laptop) = (devices.store, devices.phone, devices.laptop)
 
         try await phone.write { context in
             try context.create(Project(id: 1, name: "Home"))
@@ -59,12 +58,9 @@ struct SyncTests {
     }
 
     @Test func aConflictTheServerWinsComesBackAsARejectionAndTheServersState() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
-        let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
+        let devices = try await TwoDevices.make(laptop: .lmdb)
+        defer { devices.remove() }
+        let (store, phone, laptop) = (devices.store, devices.phone, devices.laptop)
         try await phone.write { try $0.create(Project(id: 7, name: "Garden")) }
         _ = try await phone.sync()
         _ = try await laptop.sync()
@@ -88,12 +84,9 @@ struct SyncTests {
     }
 
     @Test func deletingOnBothSidesOrRecreatingAfterAnUnseenDeletionIsNoConflict() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
-        let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
+        let devices = try await TwoDevices.make(laptop: .lmdb)
+        defer { devices.remove() }
+        let (store, phone, laptop) = (devices.store, devices.phone, devices.laptop)
         try await phone.write { try $0.create(Project(id: 7, name: "Both delete it")) }
         _ = try await phone.sync()
         _ = try await laptop.sync()
@@ -115,12 +108,9 @@ struct SyncTests {
     }
 
     @Test func theNewestStampWinsEitherWay() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
-        let laptop = try TestClient.make(.encryptedLMDB, in: directory, server: server, name: "laptop").client
+        let devices = try await TwoDevices.make(laptop: .encryptedLMDB)
+        defer { devices.remove() }
+        let (phone, laptop) = (devices.phone, devices.laptop)
         try await phone.write { context in
             try context.create(Project(id: 1, name: "P"))
             try context.create(Chore(id: "x", projectID: 1, title: "v1", done: false, revision: 1))
@@ -167,7 +157,7 @@ struct SyncTests {
         let server = try await offPool {
             try SyncServer(database: store, model: serverModel, policies: ["Memo": merging, "Project": .clientWins])
         }
-        let directory = try makeDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
         let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
@@ -197,12 +187,9 @@ struct SyncTests {
     }
 
     @Test func aLocalChangeToARecordWhoseParentTheServerDeletedIsReportedNotLost() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try makeDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
-        let laptop = try TestClient.make(.lmdb, in: directory, server: server, name: "laptop").client
+        let devices = try await TwoDevices.make(laptop: .lmdb)
+        defer { devices.remove() }
+        let (store, phone, laptop) = (devices.store, devices.phone, devices.laptop)
         try await phone.write { context in
             try context.create(Project(id: 3, name: "Doomed"))
             try context.create(Chore(id: "c", projectID: 3, title: "old", done: false, revision: 1))
@@ -238,10 +225,10 @@ struct SyncTests {
     @Test func aRecordIsNeverPushedBeforeTheRecordItRefersTo() async throws {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try makeDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let phone = try SyncClient(
-            database: SQLiteBuilder.in(directory, "phone").create(), model: clientModel,
+            database: SQLiteBuilder.client("phone", in: directory).create(), model: clientModel,
             transport: server.directTransport, pushBatchSize: 2)
         try await phone.database.write { try $0.create(Project(id: 1, name: "new")) }
         for id in ["a", "b", "c"] {
@@ -257,14 +244,65 @@ struct SyncTests {
         #expect(try await phone.contents() == Contents.of(store))
     }
 
+    /// The outbox is found through its flag (an index every backend answers with an equality): the flag follows each
+    /// entry's sequence through writes, acknowledgements, rejections and pulled cascades.
+    @Test(arguments: [ClientKind.sqlite, .lmdb, .encryptedLMDB])
+    func theOutboxFlagFollowsEveryPendingChange(_ kind: ClientKind) async throws {
+        let devices = try await TwoDevices.make(phone: kind, laptop: .sqlite)
+        defer { devices.remove() }
+        let (phone, laptop) = (devices.phone, devices.laptop)
+        try await phone.write { context in
+            try context.create(Project(id: 1, name: "One"))
+            try context.create(Chore(id: "a", projectID: 1, title: "a", done: false, revision: 1))
+        }
+        #expect(try await phone.outbox() == [2, 2])
+        _ = try await phone.sync()
+        #expect(try await phone.outbox() == [0, 0])
+        // A change the server doesn't keep (its project was deleted there): reported, no longer pending.
+        _ = try await laptop.sync()
+        try await laptop.write { _ = try $0.delete(Project.self, id: 1) }
+        _ = try await laptop.sync()
+        try await phone.write { try $0.update(Chore(id: "a", projectID: 1, title: "b", done: true, revision: 2)) }
+        #expect(try await phone.outbox() == [1, 1])
+        #expect(try await phone.sync().rejections.count == 1)
+        #expect(try await phone.outbox() == [0, 0])
+        #expect(try await phone.pendingCount() == 0)
+    }
+
+    /// Concurrent pushes would fail each other's serialization checks: they take turns on the store's push lock.
+    @Test func aPushWaitsForTheOneUnderWay() async throws {
+        let devices = try await TwoDevices.make(laptop: .sqlite)
+        defer { devices.remove() }
+        let (store, server, phone) = (devices.store, devices.server, devices.phone)
+        try await phone.write { try $0.create(Project(id: 1, name: "waits its turn")) }
+        // Another push's turn, held half a second.
+        final class Turn: Sendable {
+            let times = Mutex<(began: ContinuousClock.Instant?, ended: ContinuousClock.Instant?)>((nil, nil))
+        }
+        let turn = Turn()
+        let holder = Task {
+            try await store.write(takingTurnsOn: server.pushLockKey) { _ in
+                turn.times.withLock { $0.began = .now }
+                Thread.sleep(forTimeInterval: 0.5)
+                turn.times.withLock { $0.ended = .now }
+            }
+        }
+        while turn.times.withLock({ $0.began }) == nil { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(try await phone.sync().pushed == 1)
+        let pushed = ContinuousClock.now
+        try await holder.value
+        let ended = try #require(turn.times.withLock { $0.ended })
+        #expect(pushed > ended, "the push ran while another held its turn")
+        #expect(try await Contents.of(store).projects == [Project(id: 1, name: "waits its turn")])
+    }
+
     @Test func aPushRetriedAfterItsAnswerWasLostAppliesOnce() async throws {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try makeDirectory()
+        let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let lossy = LossyTransport(server: server)
-        var builder = SQLiteBuilder(databaseName: "phone", model: clientModel)
-        builder.directory = directory
+        let builder = SQLiteBuilder.client("phone", in: directory)
         let phone = try SyncClient(database: builder.create(), model: clientModel, transport: lossy)
         try await phone.database.write { context in
             try context.create(Project(id: 1, name: "once"))
@@ -282,8 +320,7 @@ struct SyncTests {
 
     @Test func aSyncedStoreRefusesRawSQLWritesAndKeepsNothingOfThem() throws {
         try withTemporaryDirectory { directory in
-            var builder = SQLiteBuilder(databaseName: "raw", model: clientModel)
-            builder.directory = directory
+            let builder = SQLiteBuilder.client("raw", in: directory)
             let database = try builder.create()
             expectError(.untrackedWrite) {
                 try database.write { context in
@@ -306,13 +343,6 @@ struct SyncTests {
             }
             #expect(pending.map(\.key) == ["i4"], "only the committed write's record is pending")
         }
-    }
-
-    private func makeDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "sync-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
     }
 }
 

@@ -4,7 +4,9 @@ import Foundation
 /// whether it changed locally since (the outbox).
 package struct SyncRecordState: Entity, Equatable {
     package static let entityName = "persistence_sync_records"
-    package static let indexes: [Index] = [.on("pending")]
+    /// The outbox is read by ``isPending``: an equality every backend's index answers (LMDB's indexes answer no
+    /// ranges, and an encrypted store's hold keyed digests), so finding the few pending records never reads them all.
+    package static let indexes: [Index] = [.on("isPending")]
 
     /// ``id(entity:key:)``.
     package var id: String
@@ -15,7 +17,11 @@ package struct SyncRecordState: Entity, Equatable {
     /// The server's version of the record this store last applied or had acknowledged; 0 when it has none.
     package var version: Int64 = 0
     /// The outbox sequence of the newest local change not yet pushed and acknowledged; 0 when there is none.
-    package var pending: Int64 = 0
+    package var pending: Int64 = 0 {
+        didSet { isPending = pending > 0 }
+    }
+    /// Whether ``pending`` isn't 0 (kept by it).
+    package var isPending = false
     /// The client's resync generation when a pull last applied the record: a resync removes the records it didn't
     /// apply.
     package var generation: Int64 = 0

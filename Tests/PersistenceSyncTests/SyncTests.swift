@@ -269,6 +269,36 @@ struct SyncTests {
         #expect(try await phone.pendingCount() == 0)
     }
 
+    /// A store deleted and made again in its schema starts without the old store's change log and clients.
+    @Test func deletingTheServerStoreRemovesItsChangeLog() async throws {
+        let schema = "sync_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").prefix(16).lowercased()
+        let builder = try { () throws -> PostgresBuilder in
+            var builder = try PostgresBuilder(url: serverURL(), model: serverModel)
+            builder.schema = schema
+            return builder
+        }()
+        try await offPool {
+            let store = try builder.create()
+            _ = try SyncServer(database: store, model: serverModel)
+            try store.write { try $0.create(Project(id: 1, name: "gone")) }
+            try store.close()
+            #expect(try builder.deleteStore())
+        }
+        let probe = try await offPool { try freshServerStore() }
+        let left = try await probe.read { context in
+            try context.internalRows(
+                "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1", [.text(schema)]
+            ).first?[0]
+        }
+        #expect(left == .integer(0), "the schema still holds the sync server's tables or functions")
+        let again = try await offPool { try builder.create() }
+        let server = try await offPool { try SyncServer(database: again, model: serverModel) }
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let phone = try TestClient.make(.sqlite, in: directory, server: server, name: "phone").client
+        #expect(try await phone.sync().pulled == 0, "the new store's log held the old store's records")
+    }
+
     /// Concurrent pushes would fail each other's serialization checks: they take turns on the store's push lock.
     @Test func aPushWaitsForTheOneUnderWay() async throws {
         let devices = try await TwoDevices.make(laptop: .sqlite)

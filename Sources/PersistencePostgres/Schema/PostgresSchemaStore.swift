@@ -118,6 +118,27 @@ enum PostgresSchemaStore {
         try CommitNotices.ensure(connection, schema: schema, tables: notifyingTables(tables))
     }
 
+    /// Drops what else of the library's the store's schema holds — tables and functions named with the reserved
+    /// `persistence_` prefix that other products keep beside a store (a sync server's change log, its clients, its
+    /// trigger function): a store made again in the schema must not inherit them.
+    private static func dropCompanions(_ connection: ServerConnection, schema: String) throws {
+        let tables = try connection.rows(
+            "SELECT c.relname::text FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') AND c.relname LIKE 'persistence\\_%'",
+            [.text(schema)])
+        for case .text(let table)? in tables.map(\.first) {
+            try connection.execute("DROP TABLE IF EXISTS \(qualified(schema, table)) CASCADE")
+        }
+        let functions = try connection.rows(
+            "SELECT p.oid::pg_catalog.regprocedure::text FROM pg_catalog.pg_proc p JOIN pg_catalog.pg_namespace n "
+                + "ON n.oid = p.pronamespace WHERE n.nspname = $1 AND p.proname LIKE 'persistence\\_%'",
+            [.text(schema)])
+        for case .text(let function)? in functions.map(\.first) {
+            // `regprocedure` text is the function's signature, schema-qualified and quoted as needed.
+            try connection.execute("DROP FUNCTION IF EXISTS \(function) CASCADE")
+        }
+    }
+
     /// Drops a store's tables, sequence and (when then empty, and not `public`) schema, under its advisory lock, in
     /// one transaction; returns whether there was a store.
     static func delete(_ connection: ServerConnection, schema: String) throws -> Bool {
@@ -140,6 +161,7 @@ enum PostgresSchemaStore {
             }
             try connection.execute("DROP SEQUENCE IF EXISTS \(qualified(schema, commitSequence))")
             try CommitNotices.drop(connection, schema: schema)
+            try dropCompanions(connection, schema: schema)
             let left = try connection.run(
                 "SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
                     + "WHERE n.nspname = $1", [.text(schema)], textAsBytes: false

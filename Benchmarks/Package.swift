@@ -26,6 +26,8 @@ let package = Package(
         // The raw baseline of the P workloads: PostgreSQL's wire protocol, as PersistencePostgres uses it.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // The Y workloads' HTTP transport: the sync handler mounted in a Hummingbird app of the run's own.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
     ],
     targets: [
         // The C APIs themselves, for the raw baselines. Named apart from the root's CSQLite/CLMDB and GRDB's
@@ -52,6 +54,11 @@ let package = Package(
                 .product(name: "PersistenceSQLite", package: "persistence"),
                 .product(name: "PersistenceLMDB", package: "persistence"),
                 .product(name: "PersistencePostgres", package: "persistence"),
+                .product(name: "PersistenceSync", package: "persistence"),
+                .product(name: "PersistenceSyncServer", package: "persistence"),
+                .product(name: "PersistenceSyncHTTP", package: "persistence"),
+                .product(name: "PersistenceSyncHummingbird", package: "persistence"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 // D1's `@Entity` row: the macro's product (and so swift-syntax) only here, not in the library's build.
                 .product(name: "PersistenceMacros", package: "persistence"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -18,8 +18,7 @@ extension Report {
                 + "1,000 names (about 20 records each). Verified as S1–S6: checksums of what was read, or of "
                 + "everything read back on new connections.",
         ]
-        return "## PostgreSQL\n\n" + timingTable(rows, referenceTitle: nil).render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## PostgreSQL", timingTable(rows, referenceTitle: nil), notes: notes)
     }
 
     func concurrentWritersTable(_ rows: [ResultRow]) -> String {
@@ -43,7 +42,6 @@ extension Report {
             "`Retries`: transactions the server rolled back (serialization failures) and the writer ran again, over "
                 + "every run. No target: reported for information; verified by reading every record back.",
         ]
-        return "## P7: concurrent writers on PostgreSQL\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## P7: concurrent writers on PostgreSQL", table, notes: notes)
     }
 }

@@ -50,6 +50,6 @@ extension Report {
             workload == SuiteUsersSubject.workload
             ? "## RS1: the Realm-vs-SwiftData suite, simple objects"
             : "## RS2: the Realm-vs-SwiftData suite, objects with relationships"
-        return title + "\n\n" + table.render() + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section(title, table, notes: notes)
     }
 }

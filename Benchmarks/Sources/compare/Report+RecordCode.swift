@@ -19,8 +19,8 @@ extension Report {
             "Raw is the C API decoding into `Person`; GRDB a `Codable` `FetchableRecord` (S2's GRDB row).",
             "Verified: a checksum of every record read against the generator's.",
         ]
-        return "## D1: fetching \((rows.first?.operations ?? 0).grouped) records, by record code\n\n" + table.render()
-            + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section(
+            "## D1: fetching \((rows.first?.operations ?? 0).grouped) records, by record code", table, notes: notes)
     }
 
     func northwindTable(_ rows: [ResultRow]) -> String {
@@ -41,7 +41,6 @@ extension Report {
                 + "hand-written 2.6×, GRDB `Codable` 7.4×.",
             "Verified: the last read of each implementation adds up to the generated rows, column by column.",
         ]
-        return "## N1: Northwind `Orders` (Lighter's suite)\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## N1: Northwind `Orders` (Lighter's suite)", table, notes: notes)
     }
 }

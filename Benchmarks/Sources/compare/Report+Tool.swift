@@ -76,7 +76,6 @@ extension Report {
                 + "generator's records (count and checksum of every field); each imported store, and each copy, "
                 + "hashes (`persistence hash`, not timed for T1) to the source's digest; `copy` exits 0 and prints "
                 + "that digest, `verify` finds the copy sound; T3's two stores both hash to it.")
-        return "## T1–T3: the store tool (`persistence`) on \(records) records\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## T1–T3: the store tool (`persistence`) on \(records) records", table, notes: notes)
     }
 }

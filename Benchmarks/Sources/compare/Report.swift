@@ -1,8 +1,8 @@
 import Workloads
 
 /// The tables of a run, as Markdown: SQLite, SQLite migration (S8), reconcile (R1), PostgreSQL (P1–P6, P7), LMDB,
-/// opening (K), memory (M), migration (M2), observation (O1, O2), the store tool (T1–T3), then a summary of the
-/// targets.
+/// opening (K), memory (M), migration (M2), observation (O1, O2), sync (Y1–Y3), the store tool (T1–T3), then a
+/// summary of the targets.
 struct Report {
     let rows: [ResultRow]
     let memoryRows: Int
@@ -69,6 +69,7 @@ struct Report {
         if !commitCost.isEmpty { sections.append(commitCostTable(commitCost)) }
         let latency = rows.filter { $0.workload == DeliveryLatencyWorkload.workload }
         if !latency.isEmpty { sections.append(deliveryLatencyTable(latency)) }
+        sections += syncSections()
         let tool = rows.filter { $0.tool != nil }
         if !tool.isEmpty { sections.append(toolTable(tool)) }
         sections.append(summary())
@@ -121,8 +122,7 @@ struct Report {
                 + "store. The < 64 MiB target is judged on peak RSS for SQLite and on anonymous memory for LMDB.",
         ]
         if memoryRows != rows.first?.memory?.rows { notes.removeAll() }
-        return "## M: iterating \(memoryRows.grouped) records\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## M: iterating \(memoryRows.grouped) records", table, notes: notes)
     }
 
     private func mappingMigrationTable(_ rows: [ResultRow]) -> String {
@@ -164,8 +164,7 @@ struct Report {
                 + "checksum of every record against the generator; ours is also read through the library, and "
                 + "looked up by the rebuilt `name` index.",
         ]
-        return "## S8: SQLite mapping-model migration of \(records) records\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## S8: SQLite mapping-model migration of \(records) records", table, notes: notes)
     }
 
     /// The table of G1 or A1: medians, records per second and the ratio to raw.
@@ -192,8 +191,9 @@ struct Report {
                 + "target; their `× raw` is to raw SQLite.",
             "Verified: afterwards every implementation holds exactly the second author, its 10 posts and 90 comments.",
         ]
-        return "## G1: cascading delete of 1 author and \((rows.first?.operations ?? 1) - 1) descendants\n\n"
-            + graphTable(rows).render() + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section(
+            "## G1: cascading delete of 1 author and \((rows.first?.operations ?? 1) - 1) descendants",
+            graphTable(rows), notes: notes)
     }
 
     private func eagerTable(_ rows: [ResultRow]) -> String {
@@ -216,8 +216,9 @@ struct Report {
             "`ours-lmdb-plain` makes ours' call on an LMDB store, for information.",
             "Verified: every implementation returns every author, in order, with exactly their 3 latest posts.",
         ]
-        return "## E1: eager loading \((rows.first?.operations ?? 0).grouped) authors with their 3 latest posts\n\n"
-            + table.render() + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section(
+            "## E1: eager loading \((rows.first?.operations ?? 0).grouped) authors with their 3 latest posts", table,
+            notes: notes)
     }
 
     private func aggregateTable(_ rows: [ResultRow]) -> String {
@@ -230,8 +231,8 @@ struct Report {
                 + "answers these): for information, no target; their `× raw` is to raw SQLite.",
             "Verified: every answer equals the one computed in Swift when the data was generated.",
         ]
-        return "## A1: aggregates over \((rows.first?.operations ?? 0).grouped) records\n\n" + graphTable(rows).render()
-            + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section(
+            "## A1: aggregates over \((rows.first?.operations ?? 0).grouped) records", graphTable(rows), notes: notes)
     }
 
     private func reconcileTable(_ rows: [ResultRow]) -> String {
@@ -257,8 +258,8 @@ struct Report {
             "Verified: every implementation's counts (inserted, updated, unchanged, deleted) equal the snapshot's, "
                 + "and the store, reopened, holds exactly the incoming records (count and checksum of every field).",
         ]
-        return "## R1: reconciling \((figures?.stored ?? 0).grouped) records with a snapshot\n\n" + table.render()
-            + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section(
+            "## R1: reconciling \((figures?.stored ?? 0).grouped) records with a snapshot", table, notes: notes)
     }
 
     private func migrationTable(_ rows: [ResultRow]) -> String {
@@ -316,8 +317,7 @@ struct Report {
             }
             notes.append(figures)
         }
-        return "## M2: migrating \(migrationRows.grouped) encrypted records\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## M2: migrating \(migrationRows.grouped) encrypted records", table, notes: notes)
     }
 
     private func commitCostTable(_ rows: [ResultRow]) -> String {
@@ -356,22 +356,12 @@ struct Report {
                 + "(milliseconds each, synced even at NORMAL) make up about half of the total, so its `Total ×` "
                 + "mostly tells which blocks they fell in.",
         ]
-        return "## O1: what observers of another entity cost a commit\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## O1: what observers of another entity cost a commit", table, notes: notes)
     }
 
     private func deliveryLatencyTable(_ rows: [ResultRow]) -> String {
-        var table = MarkdownTable(
-            header: ["Impl", "Commits", "Write µs", "Latency µs", "p99 µs", "After return µs", "p99 µs"],
-            rightAligned: [1, 2, 3, 4, 5, 6])
-        table.rows = rows.map { row in
-            guard let latency = row.latency else { return [row.implementation] + Array(repeating: "–", count: 6) }
-            return [
-                row.implementation, latency.commits.grouped, latency.writeMedianSeconds.microsecondsText,
-                latency.medianSeconds.microsecondsText, latency.p99Seconds.microsecondsText,
-                latency.afterReturnMedianSeconds.microsecondsText, latency.afterReturnP99Seconds.microsecondsText,
-            ]
-        }
+        let table = latencyTable(
+            rows, header: ["Impl", "Commits", "Write µs", "Latency µs", "p99 µs", "After return µs", "p99 µs"])
         let notes = [
             "One observation of `Person`, `observe(tracking: [Person.self]) { try $0.count(Person.self) }`, iterated "
                 + "by a task; the writer creates one record per write transaction (`db.write`, the synchronous API) "
@@ -383,8 +373,22 @@ struct Report {
                 + "the commit out but also whatever of the delivery overlapped the end of `write` (the hub hears of "
                 + "the commit under the writer lock, before `write` returns).",
         ]
-        return "## O2: from a commit to its observer\n\n" + table.render() + "\n\n"
-            + notes.map { "- " + $0 }.joined(separator: "\n")
+        return section("## O2: from a commit to its observer", table, notes: notes)
+    }
+
+    /// Latency rows (O2, Y2): the implementation, the count, the median write, then the medians and 99th percentiles
+    /// from the write's start and from its return, under `header`.
+    func latencyTable(_ rows: [ResultRow], header: [String]) -> MarkdownTable {
+        var table = MarkdownTable(header: header, rightAligned: [1, 2, 3, 4, 5, 6])
+        table.rows = rows.map { row in
+            guard let latency = row.latency else { return [row.implementation] + Array(repeating: "–", count: 6) }
+            return [
+                row.implementation, latency.commits.grouped, latency.writeMedianSeconds.microsecondsText,
+                latency.medianSeconds.microsecondsText, latency.p99Seconds.microsecondsText,
+                latency.afterReturnMedianSeconds.microsecondsText, latency.afterReturnP99Seconds.microsecondsText,
+            ]
+        }
+        return table
     }
 
     private func summary() -> String {
@@ -396,6 +400,11 @@ struct Report {
                 " Missed: " + missed.map { "\($0.workload) (\($0.target?.text ?? ""))" }.joined(separator: ", ") + "."
         }
         return text
+    }
+
+    /// A section: its title, its table, then its notes as a list.
+    func section(_ title: String, _ table: MarkdownTable, notes: [String]) -> String {
+        title + "\n\n" + table.render() + "\n\n" + notes.map { "- " + $0 }.joined(separator: "\n")
     }
 
     func ratio(_ value: Double?) -> String {

@@ -54,6 +54,12 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Single-record commits per run in O1 (per observer variant) and O2 (per store); 0 skips them.")
     var commits = 1000
 
+    @Option(help: "Records Y1 syncs into each embedded store at a device's first sync; 0 skips Y1.")
+    var syncRows = 1_000_000
+
+    @Option(help: "Records Y3's ten devices push at once, between them; 0 skips Y3. (Y2 syncs --commits records.)")
+    var syncPushRecords = 20_000
+
     @Option(
         help: "Records in the store the `persistence` tool exports, imports, copies and hashes (T1–T3); 0 skips them.")
     var toolRows = 1_000_000
@@ -68,8 +74,8 @@ struct RunCommand: ParsableCommand {
     @Option(
         help: """
             Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2, \
-            T1–T3); all when omitted. \
-            P1–P7 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \
+            Y1–Y3, T1–T3); all when omitted. \
+            P1–P7 and Y1–Y3 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \
             `persistence` binary (--tool-binary).
             """)
     var only: String?
@@ -94,6 +100,9 @@ struct RunCommand: ParsableCommand {
             throw ValidationError("--realm-users and --realm-students can't be negative")
         }
         guard commits >= 0 else { throw ValidationError("--commits can't be negative") }
+        guard syncRows >= 0, syncPushRecords >= 0 else {
+            throw ValidationError("--sync-rows and --sync-push-records can't be negative")
+        }
         guard toolRows >= 0 else { throw ValidationError("--tool-rows can't be negative") }
         if let binary = toolBinaryPath, !FileManager.default.isExecutableFile(atPath: binary) {
             throw ValidationError("the tool binary \(binary) is not an executable file (--tool-binary)")
@@ -111,7 +120,8 @@ struct RunCommand: ParsableCommand {
             "N = \(n.grouped) records · \(lookups.grouped) point lookups · 1,000 lookups by name · "
                 + "\(min(1000, n).grouped) single-insert transactions · \(commits.grouped) commits per observation "
                 + "variant · \(postgresLookups.grouped) PostgreSQL point lookups · \(writerCommits.grouped) commits "
-                + "per P7 writer count · \(toolRows.grouped) records in T1–T3 · \(runs) runs per implementation (median)"
+                + "per P7 writer count · \(syncRows.grouped) records in Y1 · \(syncPushRecords.grouped) in Y3 · "
+                + "\(toolRows.grouped) records in T1–T3 · \(runs) runs per implementation (median)"
         )
         if toolRows == 0 {
             selection.removeAll(where: \.needsTool)
@@ -123,7 +133,7 @@ struct RunCommand: ParsableCommand {
         }
         if server == nil, selection.contains(where: \.needsServer) {
             print(
-                "\nPostgreSQL rows (P1–P7) skipped: \(PostgresServer.environmentVariable) is not set (run through "
+                "\nPostgreSQL and sync rows (P1–P7, Y1–Y3) skipped: \(PostgresServer.environmentVariable) is not set (run through "
                     + "scripts/with-postgres.sh, as `make compare` does, or set it to a server's postgres:// URL).")
             selection.removeAll(where: \.needsServer)
         }
@@ -186,6 +196,14 @@ struct RunCommand: ParsableCommand {
             } else if id == .o2, commits > 0 {
                 rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch, server: server)
                     .measureDeliveryLatency()
+            } else if id == .y1, syncRows > 0, let server {
+                rows += try SyncHarness(runs: runs, scratch: scratch, server: server).measureInitialSync(
+                    records: syncRows)
+            } else if id == .y2, commits > 0, let server {
+                rows += try SyncHarness(runs: runs, scratch: scratch, server: server).measureLatency(commits: commits)
+            } else if id == .y3, syncPushRecords > 0, let server {
+                rows += try SyncHarness(runs: runs, scratch: scratch, server: server)
+                    .measurePushThroughput(records: syncPushRecords)
             } else if id.needsTool, let toolHarness {
                 rows += try toolHarness.measure(id, previous: rows)
             }

@@ -35,6 +35,9 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case m2 = "M2"
     case o1 = "O1"
     case o2 = "O2"
+    case y1 = "Y1"
+    case y2 = "Y2"
+    case y3 = "Y3"
     // The store tool last: T2 takes S2's and L1's medians when they were measured at its N.
     case t1 = "T1"
     case t2 = "T2"
@@ -48,12 +51,12 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
     var postgres: PostgresWorkload? { PostgresWorkload(rawValue: rawValue) }
     /// Whether the workload needs a PostgreSQL server.
-    var needsServer: Bool { postgres != nil || self == .p7 }
+    var needsServer: Bool { postgres != nil || [.p7, .y1, .y2, .y3].contains(self) }
     /// Whether the workload runs the `persistence` binary (`--tool-binary`).
     var needsTool: Bool { [.t1, .t2, .t3].contains(self) }
 }
 
-/// Parses `--only S1,S8,R1,P3,L4,K,M,M2,O1,T2`.
+/// Parses `--only S1,S8,R1,P3,L4,K,M,M2,O1,Y2,T2`.
 func parseSelection(_ text: String?) throws -> [WorkloadID] {
     guard let text, !text.isEmpty else { return WorkloadID.allCases }
     var selected = Set<WorkloadID>()

@@ -30,9 +30,6 @@ public enum DeliveryLatencyWorkload {
         public var writes: [Double] = []
     }
 
-    /// How long the writer waits for a value before the run is called wrong.
-    private static let timeout = DispatchTimeInterval.seconds(30)
-
     /// Runs the workload once on `backend` with `commits` commits, in a new store in `directory` (which must be
     /// empty).
     /// - Throws: ``VerificationError`` when a value is missing, late by more than 30 s or wrong, the observation
@@ -69,40 +66,9 @@ public enum DeliveryLatencyWorkload {
     private static func measure<D: Database>(
         writer db: D, observer: D, generator: PersonGenerator, verify: Verifier
     ) throws -> Run {
-        let arrivals = Arrivals()
-        let counts = observer.observe(tracking: [Person.self]) { context in try context.count(Person.self) }
-        let task = Task {
-            defer { arrivals.ended.signal() }
-            do {
-                for try await count in counts { arrivals.note(count, at: .now) }
-            } catch {
-                arrivals.fail(error)
-            }
-        }
-        defer {
-            task.cancel()
-            _ = arrivals.ended.wait(timeout: .now() + timeout)
-        }
-
-        /// Waits for the value counting `expected` records; returns when it arrived.
-        func arrival(counting expected: Int) throws -> ContinuousClock.Instant {
-            guard arrivals.arrived.wait(timeout: .now() + timeout) == .success else {
-                throw VerificationError(
-                    workload: verify.workload, implementation: verify.implementation,
-                    message: "no value counting \(expected) records arrived within \(timeout)")
-            }
-            let latest = arrivals.latest
-            if let failure = latest.failure {
-                throw VerificationError(
-                    workload: verify.workload, implementation: verify.implementation,
-                    message: "the observation failed: \(failure)")
-            }
-            try verify.expect(
-                latest.count == expected, "a value counted \(latest.count) records, expected \(expected)")
-            return latest.time
-        }
-
-        _ = try arrival(counting: 0)
+        let arrivals = Arrivals.counting(Person.self, in: observer)
+        defer { arrivals.stop() }
+        _ = try arrivals.wait(counting: 0, verify)
         var run = Run()
         run.fromStart.reserveCapacity(generator.count)
         run.fromReturn.reserveCapacity(generator.count)
@@ -111,7 +77,7 @@ public enum DeliveryLatencyWorkload {
             let start = ContinuousClock.now
             try db.write { context in try context.create(person) }
             let end = ContinuousClock.now
-            let arrived = try arrival(counting: index + 1)
+            let arrived = try arrivals.wait(counting: index + 1, verify)
             run.fromStart.append(start.duration(to: arrived).seconds)
             run.fromReturn.append(end.duration(to: arrived).seconds)
             run.writes.append(start.duration(to: end).seconds)
@@ -119,38 +85,5 @@ public enum DeliveryLatencyWorkload {
         let stored = try db.readBack()
         try verify.expect(stored.people, equals: generator.checksum(), "stored records")
         return run
-    }
-}
-
-/// What O2's observing task hands the writer: the latest new count and when it arrived.
-private final class Arrivals: Sendable {
-    struct Latest {
-        var count = -1
-        var time = ContinuousClock.now
-        var failure: String?
-    }
-
-    private let state = Mutex(Latest())
-    /// Signalled once per new count, and when the observation fails.
-    let arrived = DispatchSemaphore(value: 0)
-    /// Signalled when the observing task ends.
-    let ended = DispatchSemaphore(value: 0)
-
-    var latest: Latest { state.withLock { $0 } }
-
-    /// Notes a value; a count seen already (a value may repeat) is ignored.
-    func note(_ count: Int, at time: ContinuousClock.Instant) {
-        let isNew = state.withLock { latest in
-            guard count > latest.count else { return false }
-            latest.count = count
-            latest.time = time
-            return true
-        }
-        if isNew { arrived.signal() }
-    }
-
-    func fail(_ error: any Error) {
-        state.withLock { $0.failure = "\(error)" }
-        arrived.signal()
     }
 }

@@ -24,13 +24,17 @@ public final class RawPostgresSubject: PostgresSubject {
     }
 
     public func insert(_ records: [Person]) throws {
+        try blockingWait { [connection] in try await Self.insert(records, on: connection) }
+    }
+
+    /// Fills raw's table with every row of `table` (schema-qualified, of the same shape) in one statement; not timed.
+    func copyRows(from table: String) throws {
         try blockingWait { [connection] in
-            try await Self.transaction(on: connection, writing: true) {
-                for person in records {
-                    try await Self.drain(
-                        connection.execute(RawPostgresStatements.Insert(person: person), logger: PostgresServer.logger))
-                }
-            }
+            try await Self.run(
+                """
+                INSERT INTO \(PostgresServer.rawSchema)."Person" ("id", "name", "email", "age", "score", "bio")
+                SELECT "id", "name", "email", "age", "score", "bio" FROM \(table)
+                """, on: connection)
         }
     }
 
@@ -96,6 +100,16 @@ public final class RawPostgresSubject: PostgresSubject {
                     for try await _ in rows { deleted += 1 }
                 }
                 return deleted
+            }
+        }
+    }
+
+    /// Inserts `records` in one `SERIALIZABLE` transaction on `connection`, a prepared `INSERT` each.
+    static func insert(_ records: some Sequence<Person>, on connection: PostgresConnection) async throws {
+        try await transaction(on: connection, writing: true) {
+            for person in records {
+                try await drain(
+                    connection.execute(RawPostgresStatements.Insert(person: person), logger: PostgresServer.logger))
             }
         }
     }

@@ -1,0 +1,106 @@
+public import Foundation
+import PersistencePostgres
+import PersistenceSync
+import PersistenceSyncServer
+import PostgresNIO
+
+/// Y3: ten devices pushing at once — each a SQLite client with its share of the records created offline (writes of
+/// 10 records), all pushing at the same moment to one server (its store's pool: 10 connections); timed from the start
+/// of the first push to the end of the last. Each push sends batches of up to 500 records, each batch one
+/// serializable transaction on the server (a savepoint per change, the conflict check, the client's sequence noted,
+/// the change log written by the tables' trigger).
+///
+/// Raw is the floor of the same writes by hand: ten postgres-nio connections, each inserting its share in
+/// transactions of 500 rows (a prepared `INSERT` per row), all at once.
+public enum PushThroughputWorkload {
+    public static let workload = "Y3"
+    /// How many devices push at once.
+    public static let clients = 10
+    /// Records per local write transaction on each device.
+    static let recordsPerWrite = 10
+    /// Records per transaction of raw's writers: ours' push batch.
+    static let recordsPerBatch = 500
+
+    /// The implementations, in the order a round starts with.
+    public enum Subject: String, CaseIterable, Sendable {
+        case raw = "raw"
+        case direct = "ours-direct"
+        case http = "ours-http"
+    }
+
+    /// Runs once: `records` records spread over the devices (device `c` holds the ids `id % 10 == c`), stores in
+    /// `directory`; returns the seconds of the pushes alone.
+    /// - Throws: ``VerificationError`` when a push was refused in part or the server's records are wrong; the
+    ///   implementation's errors.
+    public static func run(_ subject: Subject, records: Int, server: PostgresServer, directory: URL) throws -> Double {
+        let verify = Verifier(workload: workload, implementation: subject.rawValue)
+        let generator = PersonGenerator(count: records)
+        let shares = (0..<clients).map { client in
+            Array(generator.people.lazy.filter { Int($0.id % Int64(clients)) == client })
+        }
+        let seconds: Double
+        let stored: Checksum
+        switch subject {
+        case .raw:
+            let reader = try RawPostgresSubject(server: server, fresh: true)
+            let connections = try blockingWait {
+                try await withThrowingTaskGroup(of: PostgresConnection.self) { group in
+                    for _ in shares { group.addTask { try await server.connect() } }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+            }
+            defer { for connection in connections { try? connection.close().wait() } }
+            seconds = try measure(subject) {
+                try blockingWait {
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        for (connection, share) in zip(connections, shares) {
+                            group.addTask {
+                                var start = 0
+                                while start < share.count {
+                                    let end = min(start + recordsPerBatch, share.count)
+                                    try await RawPostgresSubject.insert(share[start..<end], on: connection)
+                                    start = end
+                                }
+                            }
+                        }
+                        try await group.waitForAll()
+                    }
+                }
+            }.seconds
+            stored = Checksum(try reader.fetchAll())
+        case .direct, .http:
+            let syncServer = try SyncStores.server(server, people: [], poolSize: clients)
+            defer { try? syncServer.database.close() }
+            let endpoint = subject == .http ? try SyncHTTPEndpoint(syncServer) : nil
+            defer { endpoint?.stop() }
+            let transport: any SyncTransport = endpoint?.transport ?? syncServer.directTransport
+            var devices: [any SyncBenchClient] = []
+            defer { for device in devices { device.close() } }
+            for (client, share) in shares.enumerated() {
+                let device = try SyncClientStore.sqlite.client(
+                    named: "device-\(client)", in: directory, transport: transport)
+                devices.append(device)
+                try device.create(share, perWrite: recordsPerWrite)
+            }
+            let reports = try measure(subject) { [devices] in
+                try blockingWait {
+                    try await withThrowingTaskGroup(of: SyncReport.self) { group in
+                        for device in devices { group.addTask { try await device.push() } }
+                        return try await group.reduce(into: [SyncReport]()) { $0.append($1) }
+                    }
+                }
+            }
+            seconds = reports.seconds
+            let pushed = reports.result.reduce(0) { $0 + $1.pushed }
+            let rejected = reports.result.reduce(0) { $0 + $1.rejections.count }
+            try verify.expect(pushed == records && rejected == 0, "pushed \(pushed), \(rejected) rejected")
+            stored = try SyncStores.people(on: syncServer)
+        }
+        try verify.expect(stored, equals: generator.checksum(), "the server's records")
+        return seconds
+    }
+
+    private static func measure<R>(_ subject: Subject, _ body: () throws -> R) throws -> (result: R, seconds: Double) {
+        try InstructionLabel.measuring(workload, subject.rawValue) { try Stopwatch.time(body) }
+    }
+}

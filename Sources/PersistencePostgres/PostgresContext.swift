@@ -78,8 +78,13 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         _ sql: String, _ values: [Value] = [], textAsBytes: Bool = true, entity: String = "", logged: Bool = true
     ) throws -> PostgresQueryResult {
         if logged { state.instrumentation.trace(sql, entity: entity) }
+        return try notingFailure { try connection.run(sql, values, textAsBytes: textAsBytes) }
+    }
+
+    /// Runs `body`, noting the first statement failure of the transaction (the server aborts the transaction on it).
+    private func notingFailure<R>(_ body: () throws -> R) throws -> R {
         do {
-            return try connection.run(sql, values, textAsBytes: textAsBytes)
+            return try body()
         } catch let error as PersistenceError {
             if failure == nil { failure = error }
             throw error
@@ -90,12 +95,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
     @discardableResult
     func runFixed(_ sql: String, _ values: [Value], entity: String) throws -> [PostgresRow] {
         state.instrumentation.trace(sql, entity: entity)
-        do {
-            return try connection.runPrepared(sql, values)
-        } catch let error as PersistenceError {
-            if failure == nil { failure = error }
-            throw error
-        }
+        return try notingFailure { try connection.runPrepared(sql, values) }
     }
 
     /// Runs a fixed statement that a constraint may refuse, in its own savepoint when `guarded`, so that a refusal
@@ -435,12 +435,7 @@ public final class PostgresContext: DatabaseContext, RecordValueAccess, Transact
         // Not waited for: the body's first statement (or the `RELEASE`) follows it, and its wait reports a failure.
         let setting = "SAVEPOINT \(name)"
         state.instrumentation.trace(setting, entity: "")
-        do {
-            try connection.sendAfterSettling(setting)
-        } catch let error as PersistenceError {
-            if failure == nil { failure = error }
-            throw error
-        }
+        try notingFailure { try connection.sendAfterSettling(setting) }
         let mark = state.recorder?.mark()
         do {
             let result = try body()

@@ -107,11 +107,16 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     /// throws ``PersistenceError/Code/nestedTransaction`` (it would wait for locks the outer one holds).
     @discardableResult
     public func write<R>(_ body: (PostgresContext) throws -> R) throws -> R {
+        try withWriteConnection { try transaction(on: $0, writable: true, body) }
+    }
+
+    /// Runs `body` with a connection of the write pool; refuses a write inside a write on the same thread.
+    private func withWriteConnection<R>(_ body: (ServerConnection) throws -> R) throws -> R {
         guard writers.depth.value == 0 else {
             throw PersistenceError(
                 .nestedTransaction, "a transaction was started inside a write transaction on the same thread")
         }
-        return try writers.withConnection { try transaction(on: $0, writable: true, body) }
+        return try writers.withConnection(body)
     }
 
     @discardableResult
@@ -142,11 +147,7 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
         takingTurnsOn key: Int64, _ body: @escaping @Sendable (PostgresContext) throws -> R
     ) async throws -> R {
         try await runner.write {
-            guard self.writers.depth.value == 0 else {
-                throw PersistenceError(
-                    .nestedTransaction, "a transaction was started inside a write transaction on the same thread")
-            }
-            return try self.writers.withConnection { connection in
+            try self.withWriteConnection { connection in
                 _ = try connection.run("SELECT pg_catalog.pg_advisory_lock($1)", [.integer(key)])
                 defer {
                     // A lock that can't be released must not outlive the write: the connection goes, and the lock

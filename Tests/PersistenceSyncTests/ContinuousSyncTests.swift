@@ -14,10 +14,9 @@ import Testing
 @Suite(.timeLimit(.minutes(5)))
 struct ContinuousSyncTests {
     @Test func aWriteOnOneDeviceReachesAnObserverOnAnother() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try await ServerAndFolder.make()
+        defer { setup.remove() }
+        let (server, directory) = (setup.server, setup.directory)
         let phone = try SyncClient(
             database: SQLiteBuilder.client("phone", in: directory).create(), model: clientModel,
             transport: server.directTransport)
@@ -51,10 +50,9 @@ struct ContinuousSyncTests {
     }
 
     @Test func oneProcessSyncsAStoreAtATimeAndTheOthersWritesWait() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try await ServerAndFolder.make()
+        defer { setup.remove() }
+        let (store, server, directory) = (setup.store, setup.server, setup.directory)
         let database = try SQLiteBuilder.client("shared", in: directory).create()
         let client = try SyncClient(database: database, model: clientModel, transport: server.directTransport)
         try await database.write { try $0.create(Project(id: 1, name: "written while another syncs")) }

@@ -148,27 +148,42 @@ func temporaryDirectory() throws -> URL {
     return directory
 }
 
-/// A server store, its sync server and two devices in a new folder — the start of most tests; ``remove()`` deletes the
+/// A new server store with a sync server on it, and a new folder for the clients' stores; ``remove()`` deletes the
 /// folder.
-struct TwoDevices {
+struct ServerAndFolder {
     let store: PostgresDatabase
     let server: SyncServer
     let directory: URL
-    let phone: any SyncClientProtocol
-    let laptop: any SyncClientProtocol
 
-    /// A phone of `phone`'s kind and a laptop of `laptop`'s, both syncing directly with a new server store.
-    static func make(phone: ClientKind = .sqlite, laptop: ClientKind) async throws -> TwoDevices {
+    static func make() async throws -> ServerAndFolder {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try temporaryDirectory()
-        return TwoDevices(
-            store: store, server: server, directory: directory,
-            phone: try TestClient.make(phone, in: directory, server: server, name: "phone").client,
-            laptop: try TestClient.make(laptop, in: directory, server: server, name: "laptop").client)
+        return ServerAndFolder(store: store, server: server, directory: try temporaryDirectory())
     }
 
     func remove() { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// A server store, its sync server and two devices in a new folder — the start of most tests; ``remove()`` deletes the
+/// folder.
+struct TwoDevices {
+    let setup: ServerAndFolder
+    let phone: any SyncClientProtocol
+    let laptop: any SyncClientProtocol
+
+    var store: PostgresDatabase { setup.store }
+    var server: SyncServer { setup.server }
+
+    /// A phone of `phone`'s kind and a laptop of `laptop`'s, both syncing directly with a new server store.
+    static func make(phone: ClientKind = .sqlite, laptop: ClientKind) async throws -> TwoDevices {
+        let setup = try await ServerAndFolder.make()
+        return TwoDevices(
+            setup: setup,
+            phone: try TestClient.make(phone, in: setup.directory, server: setup.server, name: "phone").client,
+            laptop: try TestClient.make(laptop, in: setup.directory, server: setup.server, name: "laptop").client)
+    }
+
+    func remove() { setup.remove() }
 }
 
 extension SQLiteBuilder {

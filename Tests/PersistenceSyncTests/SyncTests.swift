@@ -223,10 +223,9 @@ struct SyncTests {
     }
 
     @Test func aRecordIsNeverPushedBeforeTheRecordItRefersTo() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try await ServerAndFolder.make()
+        defer { setup.remove() }
+        let (store, server, directory) = (setup.store, setup.server, setup.directory)
         let phone = try SyncClient(
             database: SQLiteBuilder.client("phone", in: directory).create(), model: clientModel,
             transport: server.directTransport, pushBatchSize: 2)
@@ -327,10 +326,9 @@ struct SyncTests {
     }
 
     @Test func aPushRetriedAfterItsAnswerWasLostAppliesOnce() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool { try SyncServer(database: store, model: serverModel) }
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let setup = try await ServerAndFolder.make()
+        defer { setup.remove() }
+        let (store, server, directory) = (setup.store, setup.server, setup.directory)
         let lossy = LossyTransport(server: server)
         let builder = SQLiteBuilder.client("phone", in: directory)
         let phone = try SyncClient(database: builder.create(), model: clientModel, transport: lossy)

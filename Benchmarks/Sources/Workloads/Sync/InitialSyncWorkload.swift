@@ -62,17 +62,18 @@ public final class InitialSyncWorkload {
             try InstructionLabel.measuring(Self.workload, subject.rawValue) { try Stopwatch.time(body).seconds }
         }
         switch subject {
-        case .rawSQLite:
+        case .rawSQLite, .rawLMDB:
             let postgres = try RawPostgresSubject(server: server, fresh: false)
-            let local = try RawSQLiteSubject(directory: directory)
+            let local: (insert: ([Person]) throws -> Void, readBack: () throws -> [Person])
+            if subject == .rawSQLite {
+                let sqlite = try RawSQLiteSubject(directory: directory)
+                local = (sqlite.insert, sqlite.fetchAll)
+            } else {
+                let lmdb = try RawLMDBPlainSubject(directory: directory)
+                local = (lmdb.put, lmdb.scan)
+            }
             let seconds = try measure { try local.insert(postgres.fetchAll()) }
-            try verify.expect(Checksum(try local.fetchAll()), equals: expected, "stored records")
-            return seconds
-        case .rawLMDB:
-            let postgres = try RawPostgresSubject(server: server, fresh: false)
-            let local = try RawLMDBPlainSubject(directory: directory)
-            let seconds = try measure { try local.put(postgres.fetchAll()) }
-            try verify.expect(Checksum(try local.scan()), equals: expected, "stored records")
+            try verify.expect(Checksum(try local.readBack()), equals: expected, "stored records")
             return seconds
         case .oursSQLite, .oursLMDB, .oursLMDBEncrypted:
             let store: SyncClientStore =

@@ -55,11 +55,8 @@ public enum PushThroughputWorkload {
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         for (connection, share) in zip(connections, shares) {
                             group.addTask {
-                                var start = 0
-                                while start < share.count {
-                                    let end = min(start + recordsPerBatch, share.count)
-                                    try await RawPostgresSubject.insert(share[start..<end], on: connection)
-                                    start = end
+                                for batch in share.chunks(of: recordsPerBatch) {
+                                    try await RawPostgresSubject.insert(batch, on: connection)
                                 }
                             }
                         }

@@ -108,11 +108,8 @@ private final class BenchClient<Store: Database>: SyncBenchClient {
     func pull() async throws -> SyncReport { try await client.pull() }
 
     func create(_ people: [Person], perWrite: Int) throws {
-        var start = people.startIndex
-        while start < people.endIndex {
-            let end = min(start + perWrite, people.endIndex)
-            try client.database.write { [start] context in try context.create(Array(people[start..<end])) }
-            start = end
+        for chunk in people.chunks(of: perWrite) {
+            try client.database.write { context in try context.create(Array(chunk)) }
         }
     }
 

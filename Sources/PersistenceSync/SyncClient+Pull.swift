@@ -3,14 +3,16 @@ import PersistenceCore
 
 /// Pulling: pages of the server's changes, scope changes, resyncs.
 extension SyncClient {
-    /// What pulls did: how many changes came, and the local changes they made void.
+    /// What pulls did: how many changes came, the local changes they made void, and whether one was a resync.
     struct Pulled: Sendable {
         var count = 0
         var rejections: [SyncRejection] = []
+        var resynced = false
 
         static func += (lhs: inout Pulled, rhs: Pulled) {
             lhs.count += rhs.count
             lhs.rejections += rhs.rejections
+            lhs.resynced = lhs.resynced || rhs.resynced
         }
     }
 
@@ -19,20 +21,21 @@ extension SyncClient {
         let client = try await database.read { try SyncClientState.current(in: $0) }
         let scopes = self.scopes
         let wanted = SyncScopes.text(of: scopes)
+        // A resync cut short goes on first, whatever made it start (a dropped scope, a purge, the first sync).
+        let resyncing = SyncPullProgress.stored(in: client).map {
+            $0.continues(.resync, modelVersion: entities.model.version, scopes: wanted, cursor: 0)
+        }
         var pulled = Pulled()
-        if client.syncedScopes == nil || client.cursor == 0 {
+        if client.syncedScopes == nil || client.cursor == 0 || resyncing == true {
             pulled += try await resync(clientID: clientID, scopes: scopes)
         } else if client.syncedScopes != wanted {
             let added = SyncScopes.added(to: client.syncedScopes, in: scopes)
             if let added {
                 // Only new scopes: their records now, then every change since the cursor for all of them.
                 pulled += try await pages(
-                    clientID: clientID, cursor: 0, scopes: added, snapshot: true, generation: nil,
-                    finish: { context, _, _ in
-                        var client = try SyncClientState.current(in: context)
-                        client.syncedScopes = wanted
-                        try context.upsert(client)
-                    })
+                    clientID: clientID, kind: .addedScopes, cursor: 0, scopes: added, generation: nil,
+                    resuming: try await resumable(.addedScopes, scopes: added, cursor: 0),
+                    finish: { _, client, _, _ in client.syncedScopes = wanted })
             } else {
                 pulled += try await resync(clientID: clientID, scopes: scopes)
             }
@@ -46,66 +49,95 @@ extension SyncClient {
         return pulled
     }
 
+    /// The progress of the pull described, stored by an earlier sync that stopped part-way; `nil` when the store holds
+    /// none, or another pull's.
+    func resumable(_ kind: SyncPullProgress.Kind, scopes: [SyncScope]?, cursor: Int64) async throws
+        -> SyncPullProgress?
+    {
+        let client = try await database.read { try SyncClientState.current(in: $0) }
+        guard let progress = SyncPullProgress.stored(in: client),
+            progress.continues(
+                kind, modelVersion: entities.model.version, scopes: SyncScopes.text(of: scopes), cursor: cursor)
+        else { return nil }
+        return progress
+    }
+
     /// Pulls every change since the store's cursor, then moves the cursor.
     func changes(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
         let cursor = try await database.read { try SyncClientState.current(in: $0).cursor }
         return try await pages(
-            clientID: clientID, cursor: cursor, scopes: scopes, snapshot: false, generation: nil,
-            finish: { context, horizon, epoch in
-                var client = try SyncClientState.current(in: context)
+            clientID: clientID, kind: .changes, cursor: cursor, scopes: scopes, generation: nil,
+            resuming: try await resumable(.changes, scopes: scopes, cursor: cursor),
+            finish: { _, client, horizon, epoch in
                 client.cursor = max(client.cursor, horizon)
                 client.purgeEpoch = max(client.purgeEpoch, epoch)
-                try context.upsert(client)
             })
     }
 
     /// Pulls the scopes' records whole, removes every clean local record it didn't get, and restarts the cursor from
     /// the snapshot: the first sync, a dropped scope, a client offline for longer than the server keeps deletions.
+    /// A resync that stopped part-way goes on from its last applied page, with its generation.
     func resync(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
+        let resumed = try await resumable(.resync, scopes: scopes, cursor: 0)
         // Taken before the first page: a resync that fails part-way has stamped records with its generation, and the
-        // next one must not count them as brought by it.
+        // next one must not count them as brought by it — unless it goes on with the same generation.
         // A store that held no synced record then (a first sync) has nothing the sweep could remove: records written
         // locally meanwhile are pending, and the sweep keeps those.
-        let (generation, held) = try await database.write { [entities] context in
+        let (generation, held, first) = try await database.write { [entities] context in
             try SyncJournal.markRemoteApply()
             var client = try SyncClientState.current(in: context)
+            let first = client.syncedScopes == nil
+            if let resumed { return (client.generation, resumed.sweeps, first) }
             client.generation += 1
+            client.pull = nil
             try context.upsert(client)
-            return (client.generation, try entities.all.contains { try context.holdsSyncedRecords($0) })
+            return (client.generation, try entities.all.contains { try context.holdsSyncedRecords($0) }, first)
         }
         let wanted = SyncScopes.text(of: scopes)
-        return try await pages(
-            clientID: clientID, cursor: 0, scopes: scopes, snapshot: true, generation: generation,
-            finish: { [entities] context, horizon, epoch in
+        var pulled = try await pages(
+            clientID: clientID, kind: .resync, cursor: 0, scopes: scopes, generation: generation, sweeps: held,
+            resuming: resumed,
+            finish: { [entities] context, client, horizon, epoch in
                 if held { try Self.sweep(in: context, entities: entities, keeping: generation) }
-                var client = try SyncClientState.current(in: context)
                 client.cursor = horizon
                 client.purgeEpoch = epoch
                 client.syncedScopes = wanted
-                try context.upsert(client)
             })
+        // A store's first sync isn't a resync: it had nothing to resync.
+        pulled.resynced = !first
+        return pulled
     }
 
-    /// Pulls pages until the last, each applied in one local write; `finish` runs in the last page's write with the
-    /// lowest cursor the pages gave (every change after it is in a later pull).
+    /// What a pull does in its last page's write: the store's client record, changed by it and then stored, and the
+    /// lowest cursor and the first purge epoch the pages gave.
+    typealias Finish =
+        @Sendable (Store.Context, inout SyncClientState, _ cursor: Int64, _ purgeEpoch: Int64) throws
+        -> Void
+
+    /// Pulls pages until the last, each applied in one local write that also stores where the pull stands (so that
+    /// a pull cut short goes on from `resuming`, the progress its last applied page stored); `finish` runs in the last
+    /// page's write with the lowest cursor the pages gave (every change after it is in a later pull).
     func pages(
-        clientID: String, cursor: Int64, scopes: [SyncScope]?, snapshot: Bool, generation: Int64?,
-        finish: @escaping @Sendable (Store.Context, _ cursor: Int64, _ purgeEpoch: Int64) throws -> Void
+        clientID: String, kind: SyncPullProgress.Kind, cursor: Int64, scopes: [SyncScope]?, generation: Int64?,
+        sweeps: Bool = false, resuming: SyncPullProgress?,
+        finish: @escaping Finish
     ) async throws -> Pulled {
         let client = try await database.read { try SyncClientState.current(in: $0) }
         let purgeEpoch = client.purgeEpoch
         // Applied records carry the resync's generation, or the store's current one.
         let generation = generation ?? client.generation
-        var after: SyncPosition?
-        var lowest = Int64.max
-        var firstEpoch: Int64?
+        let scopesText = SyncScopes.text(of: scopes)
+        let modelVersion = entities.model.version
+        var after = resuming?.after
+        var lowest = resuming?.horizon ?? Int64.max
+        var firstEpoch = resuming?.purgeEpoch
         var pulled = Pulled()
         // References to records a later page may bring.
-        var dangling: [DanglingReference] = []
+        var dangling = resuming?.references ?? []
         repeat {
             let request = SyncPullRequest(
-                clientID: clientID, modelVersion: entities.model.version, cursor: cursor, after: after,
-                limit: pullPageSize, scopes: scopes, isSnapshot: snapshot, purgeEpoch: purgeEpoch)
+                clientID: clientID, modelVersion: modelVersion, cursor: cursor, after: after, limit: pullPageSize,
+                scopes: scopes, isSnapshot: kind != .changes, purgeEpoch: purgeEpoch)
             let page = try await transport.pull(request)
             lowest = min(lowest, page.cursor)
             // The first page's: a purge during the later pages may have removed deletions they'd have brought.
@@ -116,11 +148,19 @@ extension SyncClient {
             let (dropped, unresolved) = try await database.write { [entities] context in
                 try SyncJournal.markRemoteApply()
                 try Self.apply(page.changes, in: context, entities: entities, generation: generation)
-                let dangling = earlier + SyncJournal.currentDanglingReferences()
-                if page.next == nil {
+                let dangling = earlier + SyncJournal.currentDanglingReferences().map(SyncPullProgress.Reference.init)
+                var client = try SyncClientState.current(in: context)
+                if let next = page.next {
+                    client.pull = try SyncPullProgress(
+                        kind: kind, modelVersion: modelVersion, scopes: scopesText, cursor: cursor, after: next,
+                        horizon: horizon, purgeEpoch: epoch, sweeps: sweeps, references: dangling
+                    ).text()
+                } else {
                     try Self.checkReferences(dangling, in: context, entities: entities)
-                    try finish(context, horizon, epoch)
+                    try finish(context, &client, horizon, epoch)
+                    client.pull = nil
                 }
+                try context.upsert(client)
                 return (try Self.droppedByCascade(in: context, entities: entities), dangling)
             }
             dangling = unresolved
@@ -160,7 +200,7 @@ extension SyncClient {
     /// - Throws: `referenceNotFound` when one isn't: the client's scopes hold a record but
     ///   not one it refers to. The pull's last page rolls back; the next pull tries again.
     static func checkReferences(
-        _ references: [DanglingReference], in context: some DatabaseContext, entities: SyncedEntities
+        _ references: [SyncPullProgress.Reference], in context: some DatabaseContext, entities: SyncedEntities
     ) throws {
         for reference in references {
             // The referring record may have gone or changed since (a later page deleted or moved it).

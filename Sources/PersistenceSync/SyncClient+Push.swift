@@ -85,7 +85,7 @@ extension SyncClient {
     }
 
     /// Applies a push's outcomes: acknowledged records are no longer pending; a merged or rejected one takes the
-    /// server's state unless it changed locally again since.
+    /// server's state unless it changed locally again since, and is reported.
     static func acknowledge(
         _ result: SyncPushResult, in context: some DatabaseContext, entities: SyncedEntities
     ) throws -> [SyncRejection] {
@@ -108,13 +108,17 @@ extension SyncClient {
                     try context.storeSynced(entry, key: outcome.key, record: outcome.current.record(of: entry.layout))
                     state.version = outcome.current.version
                 }
-                if outcome.kind == .rejected {
-                    rejections.append(
-                        SyncRejection(
-                            entity: outcome.entity, key: outcome.key,
-                            reason: outcome.reason ?? "the server's conflict policy kept its own state",
-                            serverState: outcome.current, sequence: outcome.sequence))
-                }
+                // Both are reported: a merge stored something else than what was pushed (another value, a deletion
+                // undone or made), and the app may need to know as much as of a rejection.
+                let merged = outcome.kind == .merged
+                rejections.append(
+                    SyncRejection(
+                        entity: outcome.entity, key: outcome.key,
+                        reason: outcome.reason
+                            ?? (merged
+                                ? "the server's merge policy stored a merged state"
+                                : "the server's conflict policy kept its own state"),
+                        serverState: outcome.current, sequence: outcome.sequence, kind: merged ? .merged : .rejected))
             case .alreadyApplied:
                 break
             }
@@ -144,7 +148,7 @@ extension SyncClient {
                     entity: state.entity, key: key,
                     reason: "deleted on the server with a record it belongs to (a cascade delete rule)",
                     serverState: SyncChange(entity: state.entity, key: key, values: nil, version: state.version),
-                    sequence: state.pending))
+                    sequence: state.pending, kind: .deletedByCascade))
             state.pending = 0
             try context.upsert(state)
         }

@@ -9,15 +9,16 @@ import Synchronization
 /// records it changed in the store's journal in its own transaction. A sync pushes them in batches of whole write
 /// transactions (the server applies each once, however often a batch is sent again), then pulls every change since
 /// the store's cursor, a page at a time, each page applied in one local write that observers see like any other
-/// commit. A pulled change to a record with unpushed local changes is not applied: the local change is pushed, and
-/// the record's conflict policy on the server decides.
+/// commit and that stores where the pull stands (a pull cut short goes on from there). A pulled change to a record
+/// with unpushed local changes is not applied: the local change is pushed, and the record's conflict policy on the
+/// server decides.
 ///
 /// ```swift
 /// let model = Model(version: 1, entities: [Note.self]).synced()
 /// let local = try SQLiteBuilder(databaseName: "Notes", model: model).create()
 /// let client = try SyncClient(database: local, model: model, transport: transport)
 /// let report = try await client.sync()
-/// for rejection in report.rejections { print("not kept:", rejection.entity, rejection.reason) }
+/// for rejection in report.rejections { print("not kept as pushed:", rejection.entity, rejection.kind) }
 /// ```
 public final class SyncClient<Store: Database>: Sendable {
     /// The local store.
@@ -82,8 +83,11 @@ public final class SyncClient<Store: Database>: Sendable {
     ///
     /// Syncs of one client run one at a time (a call waits for the one under way). A sync that fails part-way kept
     /// what it finished: acknowledged batches are no longer pending, applied pages stay applied; the next sync goes on
-    /// from there.
-    /// - Returns: What was pushed and pulled, and every pushed change the server did not keep.
+    /// from there — in this process or another one after a crash, whether or not the server restarted meanwhile. Each
+    /// pulled page is applied in one local write that also stores where the pull stands, so the next sync asks for
+    /// the page after the last one applied: no page is pulled again, no change skipped.
+    /// - Returns: What was pushed and pulled, every pushed change the server did not keep as pushed (rejected or
+    ///   merged), and whether the pull resynced.
     /// - Throws: What the transport or the local store throws (`unreachable`,
     ///   `connectionLost`…): the sync stopped there, and running it again is safe.
     ///
@@ -114,6 +118,7 @@ public final class SyncClient<Store: Database>: Sendable {
                     let pulled = try await self.pullAll()
                     report.pulled = pulled.count
                     report.rejections += pulled.rejections
+                    report.resynced = pulled.resynced
                 }
                 return report
             }
@@ -196,7 +201,8 @@ public final class SyncClient<Store: Database>: Sendable {
     /// Wakes ``run(every:)`` to sync now (after a push notification, say).
     public func syncNow() { wake.signal(force: true) }
 
-    /// The changes the server did not keep as pushed, as they come back, to every iteration started before they do.
+    /// The changes the server did not keep as pushed (rejected, or stored merged), and local changes a pulled deletion
+    /// removed, as they come back, to every iteration started before they do.
     ///
     /// Each is also in the ``SyncReport`` of the sync that pushed it.
     public var rejections: AsyncStream<SyncRejection> {

@@ -23,7 +23,8 @@ public struct ConflictPolicy: Sendable {
     public static let clientWins = ConflictPolicy(rule: .clientWins)
 
     /// `merge` decides the record's state from the server's and the client's (`nil`: deleted on that side); it
-    /// returns `nil` to delete the record. Its result is stored and sent back to the client.
+    /// returns `nil` to delete the record. Its result is stored and sent back to the client, which reports it (a
+    /// `SyncRejection` of kind `merged`, in the sync's report and on its `rejections`) unless it is what was pushed.
     ///
     /// It runs on the server inside the push's transaction: a pure function of its arguments (it may run again when
     /// the transaction collides with another and is retried; only the last run's result is stored).

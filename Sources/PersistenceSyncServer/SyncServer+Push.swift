@@ -152,7 +152,15 @@ extension SyncServer {
                 throw PersistenceError(
                     .invalidValue, "a merge of a \(change.entity) record returned another record")
             }
-            return outcome(.merged, try store(merged), nil)
+            // A merge that kept what was pushed stored it as pushed: nothing for the client to hear of.
+            if merged == incoming { return outcome(.applied, try store(merged), nil) }
+            let reason =
+                switch (incoming, merged) {
+                case (nil, .some): "the merge policy kept the record the client deleted"
+                case (.some, nil): "the merge policy deleted the record"
+                default: "the merge policy stored other values than the client's"
+                }
+            return outcome(.merged, try store(merged), reason)
         }
     }
 

@@ -43,8 +43,8 @@ package struct SyncRecordState: Entity, Equatable {
     package func keyValue() throws -> Value { try SyncKeyText.value(of: key) }
 }
 
-/// The sync journal's one record of the client itself: its id, the last outbox sequence it gave out, and the
-/// server's cursor it pulled up to.
+/// The sync journal's one record of the client itself: its id, the last outbox sequence it gave out, the server's
+/// cursor it pulled up to, and where a pull under way stands.
 package struct SyncClientState: Entity, Equatable {
     package static let entityName = "persistence_sync_client"
 
@@ -63,6 +63,10 @@ package struct SyncClientState: Entity, Equatable {
     package var purgeEpoch: Int64 = 0
     /// How many times the store resynced (pulled its scopes whole and removed the records it didn't get).
     package var generation: Int64 = 0
+    /// Where the pull under way stands — the sync client's progress as JSON, written in the same transaction as each
+    /// page it applies — so that a pull cut short (a lost connection, a killed process) goes on after its last applied
+    /// page; `nil` when no pull is under way.
+    package var pull: String?
 
     package init(clientID: String) { self.clientID = clientID }
 

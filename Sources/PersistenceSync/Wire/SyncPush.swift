@@ -50,7 +50,7 @@ public struct SyncPushResult: Sendable, Hashable, Codable {
         /// The record as the server now holds it (its version is the record's new server version): the pushed state
         /// when applied, the merged one, or the server's own when rejected.
         public var current: SyncChange
-        /// Why the change was rejected; `nil` unless rejected.
+        /// Why the change was rejected or merged; `nil` when it was applied as pushed.
         public var reason: String?
 
         /// Creates an outcome.
@@ -68,7 +68,9 @@ public struct SyncPushResult: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         /// Stored as pushed.
         case applied
-        /// Stored merged with the server's state by the entity's merge policy.
+        /// Stored merged with the server's state by the entity's merge policy, as something else than what was pushed
+        /// (a merge that returns the pushed state is `applied`); the client reports it as a `SyncRejection` of kind
+        /// `merged`.
         case merged
         /// Not stored: the entity's conflict policy kept the server's state, or the record is outside the client's
         /// scopes (then its current state is a deletion: the client doesn't hold it).

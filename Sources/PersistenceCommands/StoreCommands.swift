@@ -42,7 +42,7 @@ extension StoreCommands {
 
     /// Runs the commands as an executable's root command, so that `@main` can go on the conforming type.
     public static func main() {
-        StoreCommandRoot<Self>.main()
+        CommandLineRunner.main(StoreCommandRoot<Self>.self)
     }
 }
 
@@ -91,6 +91,7 @@ extension StoreCommands {
     /// The app's builder for `arguments`' store, refusing a store that doesn't exist: no command here makes one.
     static func existingStoreBuilder(_ arguments: StoreArguments) throws -> Builder {
         let address = try arguments.address()
+        if let file = address.locator.file { try StoreAccess.checkReadable(file) }
         let builder = try builder(for: address)
         guard try builder.storeExists() else {
             throw PersistenceError(.notFound, "there is no store of this app at \(address)")

@@ -42,6 +42,7 @@ package enum StoreMaintenance {
             throw PersistenceError(
                 .invalidConfiguration, "\(locator) is not encrypted: only encrypted LMDB stores have a passphrase")
         }
+        try StoreAccess.checkReadable(file)
         do {
             try LMDBStoredStore(file: file, passphrase: nil).close()
             throw PersistenceError(
@@ -72,6 +73,7 @@ package enum StoreMaintenance {
         guard let file = locator.file as URL? else {
             throw PersistenceError(.invalidArgument, "\(locator) is not a file: only SQLite and LMDB stores compact")
         }
+        try StoreAccess.checkReadable(file)
         switch locator.backend {
         case .sqlite:
             let before = try digest(SQLiteStoredStore(file: file))

@@ -24,8 +24,11 @@ package struct StoreOpener: Sendable {
         return opener
     }
 
-    /// Opens the store `locator` names, read-only.
+    /// Opens the store `locator` names, read-only: nothing is written, and no file is made beside a store's file.
+    /// - Throws: ``PersistenceError/Code/permissionDenied`` for a file (or a directory on its path) this process may
+    ///   not read, on every backend; what the backend's opening throws.
     package func open(_ locator: StoreLocator) throws -> any StoredStore {
+        if let file = locator.file { try StoreAccess.checkReadable(file) }
         switch locator.backend {
         case .sqlite:
             return try SQLiteStoredStore(file: locator.requiredFile)

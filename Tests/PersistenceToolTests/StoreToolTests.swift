@@ -225,6 +225,9 @@ extension StoreToolTests {
                     return names.contains { $0.hasSuffix("-partial") }
                 }
                 #expect(result.status == 130, "\(arguments[0]): \(result.status) \(result.errors)")
+                // The message names what was thrown away: the new store, not the source.
+                #expect(result.errors.contains(arguments[2] + ": interrupted"), "\(result.errors)")
+                #expect(!result.errors.contains(arguments[1]), "\(result.errors)")
                 #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == before)
             }
         }

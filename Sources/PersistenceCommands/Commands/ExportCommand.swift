@@ -12,7 +12,9 @@ struct ExportCommand<App: StoreCommands>: ParsableCommand {
                 Every record is read through the app's own type and written back from it, so the export holds what \
                 the app sees; a record the app can't read stops the export with its entity (nothing is kept). The \
                 format is the `persistence export` format: `persistence import` makes a store of any backend from \
-                it. A store that needs a migration is refused (export never migrates).
+                it. A store that needs a migration is refused (export never migrates). An LMDB store is read in a \
+                child process: a file damaged enough to crash the storage engine ends that process, and the export \
+                exits 65 and removes its file.
                 """)
     }
 
@@ -22,8 +24,15 @@ struct ExportCommand<App: StoreCommands>: ParsableCommand {
     @Option(name: .long, help: "jsonl or csv.") var format: ExportFileFormat = .jsonl
     @Option(name: .shortAndLong, help: "Write to this new file instead of standard output.") var output: String?
     @Flag(name: .long, help: "No progress on standard error.") var quiet = false
+    @OptionGroup var child: InProcessOption
 
     func run() throws {
+        if !child.inProcess, try arguments.address().backend == StoreLocator.Backend.lmdb.rawValue {
+            // The child is this executable with this command line, whatever path of subcommands led here.
+            return try ChildProcess.run(
+                Array(CommandLine.arguments.dropFirst()) + [ChildProcess.inProcessFlag], store: arguments.store,
+                making: output.map { URL(fileURLWithPath: $0) })
+        }
         try reportingErrors(arguments.store) {
             let builder = try App.currentStoreBuilder(arguments)
             let model = builder.model

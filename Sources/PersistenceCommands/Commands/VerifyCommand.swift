@@ -13,7 +13,9 @@ struct VerifyCommand<App: StoreCommands>: ParsableCommand {
                 app's own type: a value the app's code can't decode is a problem too. The check runs in a child \
                 process, so a file damaged enough to crash the storage engine ends that process, not this one. A \
                 store that needs a migration is refused (verify never migrates). Exit status: 0 sound, 1 problems \
-                found (listed), 2 the store could not be read at all, 78 a migration is needed.
+                found (listed), 2 the store could not be read at all (the checking process was killed by a signal \
+                or gave no report), 78 a migration is needed. With --json, a check that gives no report prints \
+                {"checked": false, "exitStatus": …, "error": "…", "store": "…"} instead.
                 """)
     }
 
@@ -27,11 +29,15 @@ struct VerifyCommand<App: StoreCommands>: ParsableCommand {
     func run() throws {
         let address = try arguments.address()
         if inProcess { return try check() }
+        // A store this process may not read is 77 here, before a child is started (or a passphrase asked for).
+        if let file = address.locator.file {
+            try reportingErrors(arguments.store) { try StoreAccess.checkReadable(file) }
+        }
         // The child is this executable with this command line, whatever path of subcommands led here.
         let childArguments = Array(CommandLine.arguments.dropFirst()) + ["--in-process"]
         let asks = try address.backend == "lmdb" && arguments.passphrase.source() == nil
         let report = try CheckingProcess.report(
-            childArguments, store: arguments.store, askPassphrase: asks ? "Passphrase of \(address)" : nil)
+            childArguments, store: arguments.store, askPassphrase: asks ? "Passphrase of \(address)" : nil, json: json)
         try VerificationText.print(report, json: json, store: address.description)
     }
 

@@ -1,118 +1,83 @@
-import CSV
 package import Foundation
 package import PersistenceCore
 
-/// Writes one entity's records as CSV (RFC 4180, through CSV.swift): a header row of attribute names, then a row per
-/// record in primary-key order. `nil` is an empty field; an empty string is a quoted `""`; other values as in
-/// ``ValueText``.
-package struct CSVExport {
-    private let writer: CSVWriter
-    private let stream: BufferedFileStream
+/// Writes one entity's records as CSV (RFC 4180): a header row of attribute names, then a row per record in
+/// primary-key order, each row ended by a line feed. `nil` is an empty field; an empty string is a quoted `""`; other
+/// values as in ``ValueText``.
+///
+/// Fields are escaped byte by byte on their UTF-8, never by `Character`: a quote, comma or line break followed by a
+/// combining mark is one `Character` with it (`"\u{301}` is not equal to `"`), yet any CSV reader sees the quote.
+package final class CSVExport {
+    private let output: TextOutput
+    private var row: [UInt8] = []
 
-    /// Writes to `file`, or to standard output when `nil`.
+    /// Writes to `file` (which must not exist), or to standard output when `nil`.
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for an existing file, `permissionDenied` for one that
+    ///   can't be made.
     package init(file: URL?) throws {
-        let path = file?.path ?? "standard output"
-        let handle: FileHandle
         if let file {
             if FileManager.default.fileExists(atPath: file.path) {
                 throw PersistenceError(.invalidArgument, "\(file.path) exists: an export never replaces a file")
             }
-            guard FileManager.default.createFile(atPath: file.path, contents: nil),
-                let opened = try? FileHandle(forWritingTo: file)
-            else { throw PersistenceError(.permissionDenied, "\(path) can't be written") }
-            handle = opened
+            output = try TextOutput(file: file)
         } else {
-            handle = .standardOutput
-        }
-        stream = BufferedFileStream(handle: handle, closes: file != nil)
-        do {
-            writer = try CSVWriter(stream: stream)
-        } catch {
-            throw PersistenceError(.permissionDenied, "\(path) can't be written", underlyingError: error)
+            output = TextOutput()
         }
     }
 
     package func writeHeader(_ layout: RecordLayout) throws {
-        try wrapped { try writer.write(row: layout.names) }
+        row.removeAll(keepingCapacity: true)
+        for (position, name) in layout.names.enumerated() {
+            if position > 0 { row.append(Self.comma) }
+            Self.append(field: name, to: &row)
+        }
+        try endRow()
     }
 
     package func write(_ record: Record) throws {
-        writer.beginNewRow()
+        row.removeAll(keepingCapacity: true)
         for (position, attribute) in record.layout.entity.attributes.enumerated() {
-            let text = try ValueText.csv(record.values[position], of: attribute)
-            try wrapped { try writer.write(field: text ?? "", quoted: text?.isEmpty ?? false) }
+            if position > 0 { row.append(Self.comma) }
+            Self.append(field: try ValueText.csv(record.values[position], of: attribute), to: &row)
         }
+        try endRow()
     }
 
-    /// Ends the last row and closes the output.
+    /// Flushes and closes the output.
     package func close() throws {
-        try wrapped {
-            writer.beginNewRow()
-            try writer.write(field: "")
+        try output.close()
+    }
+
+    private func endRow() throws {
+        row.append(Self.lineFeed)
+        try output.write(bytes: row)
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let comma = UInt8(ascii: ",")
+    private static let lineFeed = UInt8(ascii: "\n")
+    private static let carriageReturn = UInt8(ascii: "\r")
+
+    /// Appends one field: `nil` as nothing; a text with a quote, comma, CR or LF byte, or an empty one, between
+    /// quotes with each quote doubled; any other text as it is.
+    package static func append(field text: String?, to row: inout [UInt8]) {
+        guard let text else { return }
+        let needsQuotes =
+            text.isEmpty
+            || text.utf8.contains { $0 == quote || $0 == comma || $0 == lineFeed || $0 == carriageReturn }
+        guard needsQuotes else { return row.append(contentsOf: text.utf8) }
+        row.append(quote)
+        for byte in text.utf8 {
+            row.append(byte)
+            if byte == quote { row.append(quote) }
         }
-        stream.close()
-        if let failure = stream.failure {
-            throw PersistenceError(.ioFailure, "the CSV output could not be written", underlyingError: failure)
-        }
+        row.append(quote)
     }
 
-    private func wrapped(_ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as PersistenceError {
-            throw error
-        } catch {
-            throw PersistenceError(.ioFailure, "the CSV output could not be written", underlyingError: error)
-        }
-    }
-}
-
-/// An output stream that gathers what it is given and writes it to a file 64 KiB at a time: CSV.swift writes each
-/// byte with its own call, one system call per byte on a file stream.
-private final class BufferedFileStream: OutputStream {
-    private let handle: FileHandle
-    private let closes: Bool
-    private var buffer: [UInt8] = []
-    /// The first write that failed.
-    private(set) var failure: (any Error)?
-
-    init(handle: FileHandle, closes: Bool) {
-        self.handle = handle
-        self.closes = closes
-        buffer.reserveCapacity(1 << 16)
-        super.init(toMemory: ())
-    }
-
-    /// Foundation requires it of a subclass; this stream is only made by ``init(handle:closes:)``: a memory stream
-    /// that writes to standard output.
-    required init(toMemory: ()) {
-        handle = .standardOutput
-        closes = false
-        super.init(toMemory: ())
-    }
-
-    override func write(_ bytes: UnsafePointer<UInt8>, maxLength length: Int) -> Int {
-        guard failure == nil else { return -1 }
-        buffer.append(contentsOf: UnsafeBufferPointer(start: bytes, count: length))
-        if buffer.count >= 1 << 16 { flush() }
-        return failure == nil ? length : -1
-    }
-
-    override var hasSpaceAvailable: Bool { failure == nil }
-
-    override func close() {
-        flush()
-        if closes { try? handle.close() }
-        super.close()
-    }
-
-    private func flush() {
-        guard failure == nil, !buffer.isEmpty else { return }
-        do {
-            try handle.write(contentsOf: buffer)
-        } catch {
-            failure = error
-        }
-        buffer.removeAll(keepingCapacity: true)
+    /// One field as text (see ``append(field:to:)``).
+    package static func field(_ text: String?) -> String {
+        var bytes: [UInt8] = []
+        append(field: text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -17,31 +17,42 @@ package enum CheckingProcess {
     /// When the child says the passphrase is wrong or missing and `askPassphrase` is given (the store is encrypted and
     /// no passphrase source was named), asks for it on this process's terminal with that label and runs the child
     /// again with `--passphrase-stdin`, handing it over a pipe — never an argument.
+    ///
+    /// A child that ends without a report prints one line on standard error and, with `json`, a JSON document on
+    /// standard output saying why (see ``VerificationText/printFailure(store:status:reason:json:)``).
     /// - Throws: `ExitCode` — the child's status when it said why it failed (a missing store, a wrong passphrase),
-    ///   ``ToolExit/unreadable`` when it crashed or printed no report.
-    package static func report(_ arguments: [String], store: String, askPassphrase: String?) throws
+    ///   ``ToolExit/unreadable`` when it was killed by a signal or printed no report.
+    package static func report(_ arguments: [String], store: String, askPassphrase: String?, json: Bool) throws
         -> VerificationReport
     {
         var result = try run(arguments, passphrase: nil)
-        if result.status == ToolExit.permission.rawValue, let label = askPassphrase,
+        if result.status == ToolExit.permission.rawValue, !result.signaled, let label = askPassphrase,
             isatty(FileHandle.standardInput.fileDescriptor) == 1
         {
             let secret = try reportingErrors(store) { try SecretSource.prompt.read(label: label) }
             result = try run(arguments + ["--passphrase-stdin"], passphrase: secret)
         }
-        FileHandle.standardError.write(result.errors)
-        guard let report = try? JSONDecoder().decode(VerificationReport.self, from: result.output) else {
-            if result.status > 0, result.status != ToolExit.problems.rawValue, result.status < 128,
-                !result.errors.isEmpty
-            {
-                // The child said why (missing store, wrong passphrase…): same status.
-                throw ExitCode(result.status)
-            }
-            FileHandle.standardError.write(
-                Data("\(commandName): \(store): could not be read (the checking process \(result.describe))\n".utf8))
-            throw ExitCode(ToolExit.unreadable.rawValue)
+        if let report = try? JSONDecoder().decode(VerificationReport.self, from: result.output) {
+            FileHandle.standardError.write(result.errors)
+            return report
         }
-        return report
+        if !result.signaled, result.status > 0, result.status != ToolExit.problems.rawValue, !result.errors.isEmpty {
+            // The child said why (a missing store, a wrong passphrase, Ctrl-C): its line, and its status.
+            FileHandle.standardError.write(result.errors)
+            let said =
+                String(decoding: result.errors, as: UTF8.self)
+                .split(separator: "\n", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+            let prefix = "\(commandName): \(store): "
+            let reason = said.hasPrefix(prefix) ? String(said.dropFirst(prefix.count)) : said
+            VerificationText.printFailure(store: store, status: result.status, reason: reason, json: json)
+            throw ExitCode(result.status)
+        }
+        // A crash (a file damaged enough to crash the storage engine) or no report: the child's own output — a
+        // backtrace, half a line — is no message for the user.
+        let reason = "could not be read (the checking process \(result.describe))"
+        FileHandle.standardError.write(Data("\(commandName): \(store): \(reason)\n".utf8))
+        VerificationText.printFailure(store: store, status: ToolExit.unreadable.rawValue, reason: reason, json: json)
+        throw ExitCode(ToolExit.unreadable.rawValue)
     }
 
     /// The child's side: prints `report` as one line of JSON for the parent.
@@ -56,7 +67,9 @@ package enum CheckingProcess {
         package var output: Data
         package var errors: Data
 
-        package var describe: String { signaled ? "was killed by signal \(status)" : "exited with status \(status)" }
+        package var describe: String {
+            signaled ? "was killed by \(ChildProcess.signalName(status))" : "exited with status \(status)"
+        }
     }
 
     /// Runs this executable with `arguments` (Foundation's `Process`), feeding `passphrase` on standard input.
@@ -68,6 +81,7 @@ package enum CheckingProcess {
             process.executableURL = Bundle.main.executableURL
         #endif
         process.arguments = arguments
+        process.environment = ChildProcess.environment
         let output = Pipe()
         let input = Pipe()
         // Standard error to a file: read after the end, it can't fill a pipe the child then blocks on.
@@ -108,6 +122,35 @@ package enum VerificationText {
             Swift.print(text(report, store: store))
         }
         if !report.isSound { throw ExitCode(ToolExit.problems.rawValue) }
+    }
+
+    /// What `verify` prints when there is no report: with `json`, a JSON document on standard output saying why —
+    /// `{"checked": false, "exitStatus": 2, "error": "…", "store": "…"}` — so a script reading the output always
+    /// gets one document. (The one-line message on standard error is the caller's.)
+    package static func printFailure(store: String, status: Int32, reason: String, json: Bool) {
+        guard json else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let failure = Failure(store: store, exitStatus: status, error: reason)
+        guard let data = try? encoder.encode(failure) else { return }
+        Swift.print(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The JSON document of a check that gave no report.
+    package struct Failure: Codable, Sendable {
+        /// Always `false`: the store was not checked.
+        package var checked = false
+        package var store: String
+        /// The command's exit status.
+        package var exitStatus: Int32
+        /// Why there is no report.
+        package var error: String
+
+        package init(store: String, exitStatus: Int32, error: String) {
+            self.store = store
+            self.exitStatus = exitStatus
+            self.error = error
+        }
     }
 
     package static func text(_ report: VerificationReport, store: String) -> String {

@@ -35,7 +35,9 @@ package func chosenSource(file: String?, environment: String?, prompt: Bool, opt
 
 /// Runs a command's work, turning a `PersistenceError` into one line on standard error naming the store and the
 /// exit status of its class (see ``ToolExit``).
-package func reportingErrors<R>(_ store: String, _ body: () throws -> R) throws -> R {
+/// - Parameter making: What the command makes (a copy's destination, an export's file): an interruption names it,
+///   since that is what is thrown away; `nil` names `store`.
+package func reportingErrors<R>(_ store: String, making: String? = nil, _ body: () throws -> R) throws -> R {
     do {
         return try Interruption.catching(body)
     } catch let error as PersistenceError {
@@ -43,7 +45,7 @@ package func reportingErrors<R>(_ store: String, _ body: () throws -> R) throws 
         throw ExitCode(ToolExit.status(for: error).rawValue)
     } catch is CancellationError {
         FileHandle.standardError.write(
-            Data("\(commandName): \(store): interrupted: what it was making is not kept\n".utf8))
+            Data("\(commandName): \(making ?? store): interrupted: what it was making is not kept\n".utf8))
         throw ExitCode(ToolExit.interrupted.rawValue)
     }
 }
@@ -60,4 +62,22 @@ package func locator(_ text: String) throws -> StoreLocator {
 /// This executable's name, for messages: `persistence`, or the app's own store command.
 package var commandName: String {
     URL(fileURLWithPath: CommandLine.arguments.first ?? "persistence").lastPathComponent
+}
+
+/// The hidden flag that makes a command do its work in this process: what ``ChildProcess`` gives the child.
+package struct InProcessOption: ParsableArguments {
+    @Flag(name: .customLong("in-process"), help: .hidden) package var inProcess = false
+
+    package init() {}
+
+    /// Whether the command runs in a child process: a file store of `backend` (LMDB) in the parent.
+    package func isolates(_ locator: StoreLocator) -> Bool { !inProcess && locator.backend == .lmdb }
+
+    /// This command line for the child: ``ChildProcess/inProcessFlag`` right after the subcommand's name (before
+    /// any `--`, so that it is never read as an argument).
+    package static var childArguments: [String] {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        guard let command = arguments.first else { return [ChildProcess.inProcessFlag] }
+        return [command, ChildProcess.inProcessFlag] + arguments.dropFirst()
+    }
 }

@@ -52,6 +52,11 @@ package final class TextOutput {
         if buffer.count >= 1 << 16 { try flush() }
     }
 
+    package func write(bytes: [UInt8]) throws {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= 1 << 16 { try flush() }
+    }
+
     package func flush() throws {
         guard !buffer.isEmpty else { return }
         do {

@@ -24,9 +24,17 @@ package enum SecretSource: Sendable, Hashable {
         let secret: String
         switch self {
         case .file(let path):
-            guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-            else { throw PersistenceError(.invalidArgument, "the passphrase file \(path) can't be read") }
-            secret = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            // The first line, cut at its first LF byte and without a CR before it (a file written on Windows): by
+            // bytes, since "\r\n" is one Character, and a split by Character never finds the "\n" in it.
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw PersistenceError(.invalidArgument, "the passphrase file \(path) can't be read")
+            }
+            var line = Array(data.prefix { $0 != UInt8(ascii: "\n") })
+            if line.last == UInt8(ascii: "\r") { line.removeLast() }
+            guard let text = String(bytes: line, encoding: .utf8) else {
+                throw PersistenceError(.invalidArgument, "the passphrase file \(path) is not UTF-8 text")
+            }
+            secret = text
         case .environment(let name):
             guard let value = ProcessInfo.processInfo.environment[name] else {
                 throw PersistenceError(.invalidArgument, "the environment variable \(name) is not set")

@@ -1,4 +1,5 @@
 internal import CSQLite
+import Foundation
 import PersistenceCore
 
 /// What a cached statement is for.
@@ -31,11 +32,22 @@ final class Connection {
     ///   - path: A file path, or `:memory:`.
     ///   - readOnly: Open with `SQLITE_OPEN_READONLY`.
     ///   - busyTimeoutMilliseconds: How long to wait for another process's lock.
-    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32) throws {
+    ///   - immutable: Open read-only with the `immutable=1` URI parameter: no lock is taken and no file is made
+    ///     beside the database (no `-wal`, no `-shm`); the caller answers for there being no commit in a
+    ///     write-ahead log and no writer.
+    init(path: String, readOnly: Bool, busyTimeoutMilliseconds: Int32, immutable: Bool = false) throws {
         var db: OpaquePointer?
-        let flags =
-            (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var flags =
+            (readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX
+        var name = path
+        if immutable {
+            // A URI filename: the path's `%`, `?` and `#` are percent-encoded (urlPathAllowed has none of them).
+            flags |= SQLITE_OPEN_URI
+            let encoded = path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+            name = (path.hasPrefix("/") ? "file://" : "file:") + encoded + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard let db else {
             throw PersistenceError(.cannotOpen, "SQLite could not allocate a connection", nativeCode: rc)
         }
@@ -49,6 +61,12 @@ final class Connection {
         }
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
+        let registered = ExactSumFunctions.register(on: db)
+        guard registered == SQLITE_OK else {
+            let error = SQLiteError.make(registered, db, context: "could not register the aggregate functions")
+            sqlite3_close_v2(db)
+            throw error
+        }
         handle = db
     }
 

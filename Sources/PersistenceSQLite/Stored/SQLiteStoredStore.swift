@@ -11,12 +11,15 @@ package final class SQLiteStoredStore: StoredStore {
     /// The store's file.
     package let file: URL
     private let connection: Connection
+    /// The private copy read instead of the file when its write-ahead log had to be read without a `-shm` (see
+    /// ``ReadOnlyOpening``); removed with this store.
+    private let copy: ReadOnlyOpening.PrivateCopy?
     private let format: Int64
     /// Each entity's table mapping, by entity name, and the SQL that tells whether a key is stored.
     private let tables: [String: (mapping: TableMapping, containsSQL: String)]
     private var isOpen = true
 
-    /// Opens the store at `file` read-only.
+    /// Opens the store at `file` read-only, making no file beside it (see ``ReadOnlyOpening``).
     /// - Throws: ``PersistenceError`` — `notFound` for no file, `corrupt` for a file that isn't SQLite,
     ///   `invalidSchema` for an SQLite file Persistence didn't create, `unsupportedFormatVersion` for a newer
     ///   format.
@@ -25,7 +28,9 @@ package final class SQLiteStoredStore: StoredStore {
             throw PersistenceError(.notFound, "no SQLite store at \(file.path)")
         }
         self.file = file
-        connection = try Connection(path: file.path, readOnly: true, busyTimeoutMilliseconds: 5_000)
+        let opened = try ReadOnlyOpening.open(file, busyTimeoutMilliseconds: 5_000)
+        connection = opened.connection
+        copy = opened.copy
         try connection.execute("PRAGMA query_only = 1")
         try connection.execute("BEGIN DEFERRED")
         guard let metadata = try SchemaStore.readMetadata(connection) else {
@@ -72,7 +77,9 @@ package final class SQLiteStoredStore: StoredStore {
                 details.append(("pages", "\(count) of \(size) bytes"))
             }
             if case .integer(let count)? = free { details.append(("free pages", "\(count)")) }
-            if case .text(let mode)? = journal { details.append(("journal", mode)) }
+            if case .text(let mode)? = journal {
+                details.append(("journal", ReadOnlyOpening.isWriteAheadLogged(file) ? "wal" : mode))
+            }
             details.append(("encryption", "none (SQLite stores are not encrypted)"))
             return details
         }

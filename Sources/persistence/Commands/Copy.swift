@@ -10,23 +10,31 @@ struct Copy: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy a store into a new store of any backend, all or nothing, and prove the copy equal.",
         discussion: """
-            Streams every record of SOURCE into DESTINATION (which must not exist) in one transaction, with the same \
-            schema and version, then opens the copy, verifies it and compares its content hash with the source's. \
-            A failure or Ctrl-C leaves nothing at DESTINATION. An LMDB destination is encrypted when given a \
-            passphrase (--destination-passphrase-file, -env or -prompt), plain otherwise.
+            Streams every record of SOURCE into DESTINATION in one transaction, with the same schema and version, \
+            then opens the copy, verifies it and compares its content hash with the source's. DESTINATION is a new \
+            store: sqlite:PATH or lmdb:PATH (a file that must not exist), or postgres://USER@HOST[:PORT]/DATABASE\
+            [?schema=NAME] (a schema with no tables yet; its password from --destination-passphrase-file or -env, \
+            or PGPASSWORD). A failure or Ctrl-C leaves nothing at DESTINATION. An LMDB destination is encrypted \
+            when given a passphrase (--destination-passphrase-file, -env or -prompt), plain otherwise. An LMDB \
+            source is read in a child process: a damaged file ends that process, and the copy exits 65.
             """)
 
     @Argument(help: "The store to copy.") var source: String
-    @Argument(help: "The new store: sqlite:PATH or lmdb:PATH.") var destination: String
+    @Argument(help: "The new store: sqlite:PATH, lmdb:PATH or postgres://USER@HOST/DATABASE[?schema=NAME].")
+    var destination: String
     @Flag(name: .long, help: "No progress on standard error.") var quiet = false
     @OptionGroup var passphrase: PassphraseOptions
     @OptionGroup var destinationPassphrase: DestinationPassphraseOptions
+    @OptionGroup var child: InProcessOption
 
     func run() throws {
         let from = try locator(source)
         let to = try locator(destination)
         guard from != to else { throw ValidationError("a store can't be copied onto itself") }
-        let sourceDigest = try reportingErrors(source) { () -> String in
+        if child.isolates(from) {
+            return try ChildProcess.run(InProcessOption.childArguments, store: source, making: to.file)
+        }
+        let sourceDigest = try reportingErrors(source, making: destination) { () -> String in
             let opened = try StoreOpener(passphrase: passphrase.source()).open(from)
             defer { try? opened.close() }
             let writer = try reportingErrors(destination) {

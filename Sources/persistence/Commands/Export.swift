@@ -11,7 +11,9 @@ struct Export: ParsableCommand {
         discussion: """
             JSON Lines: a header line with the schema, then {"entity":…,"record":{…}} per record, in primary-key \
             order — what `persistence import` reads back exactly. CSV: a header row of attribute names, a row per \
-            record; nil is an empty field, an empty string a quoted "". Memory does not grow with the store.
+            record; nil is an empty field, an empty string a quoted "", a field with a quote, comma or line break is \
+            quoted (RFC 4180). Memory does not grow with the store. An LMDB store is read in a child process: a \
+            damaged file ends that process, and the export exits 65 and removes its -o file.
             """)
 
     @Argument(help: "The store.") var store: String
@@ -21,10 +23,15 @@ struct Export: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this new file instead of standard output.") var output: String?
     @Flag(name: .long, help: "No progress on standard error.") var quiet = false
     @OptionGroup var passphrase: PassphraseOptions
+    @OptionGroup var child: InProcessOption
 
     func run() throws {
         let locator = try locator(store)
-        try reportingErrors(store) {
+        if child.isolates(locator) {
+            return try ChildProcess.run(
+                InProcessOption.childArguments, store: store, making: output.map { URL(fileURLWithPath: $0) })
+        }
+        try reportingErrors(store, making: output) {
             let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
             defer { try? opened.close() }
             let layouts = try entity.isEmpty ? opened.layouts : entity.map { try opened.layout(named: $0) }
@@ -46,13 +53,17 @@ struct Import: ParsableCommand {
         commandName: "import",
         abstract: "Make a new store from a JSON Lines export, in one transaction.",
         discussion: """
-            The store is created with the export's schema and version; a line that isn't a record of that schema \
+            The store is created with the export's schema and version: sqlite:PATH or lmdb:PATH (a file that must \
+            not exist; LMDB encrypted when given --destination-passphrase-file, -env or -prompt), or \
+            postgres://USER@HOST[:PORT]/DATABASE[?schema=NAME] (a schema with no tables yet; its password from \
+            --destination-passphrase-file or -env, or PGPASSWORD). A line that isn't a record of that schema \
             (unknown entity or attribute, a missing or mistyped value, a duplicate key) stops the import with its \
             line number and leaves nothing at STORE.
             """)
 
     @Argument(help: "The export (JSON Lines) to read.") var file: String
-    @Argument(help: "The new store: sqlite:PATH or lmdb:PATH.") var store: String
+    @Argument(help: "The new store: sqlite:PATH, lmdb:PATH or postgres://USER@HOST/DATABASE[?schema=NAME].")
+    var store: String
     @Flag(name: .long, help: "No progress on standard error.") var quiet = false
     @OptionGroup var destination: DestinationPassphraseOptions
 

@@ -8,11 +8,17 @@ import PersistenceTool
 struct Inspect: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show a store's backend, format, schema version, entities with record counts, and its details.",
-        discussion: "STORE is sqlite:PATH, lmdb:PATH, or a path ending in .sqlite or .lmdb. Opens it read-only.")
+        discussion: """
+            STORE is sqlite:PATH, lmdb:PATH, a path ending in .sqlite or .lmdb, or postgres://USER@HOST/DATABASE\
+            [?schema=NAME]. Opens it read-only: nothing is written and no file is made beside it. An LMDB store is \
+            read in a child process (a damaged file ends that process: exit 65). With --json, sizes and counts are \
+            numbers: "file size", "map size", "size" in bytes, "pages", "page size", "free pages".
+            """)
 
     @Argument(help: "The store.") var store: String
     @Flag(name: .long, help: "Print JSON for scripts.") var json = false
     @OptionGroup var passphrase: PassphraseOptions
+    @OptionGroup var child: InProcessOption
 
     /// What `--json` prints.
     struct Report: Encodable {
@@ -27,24 +33,34 @@ struct Inspect: ParsableCommand {
         var store: String
         var backend: String
         var schemaVersion: Int
-        var details: [String: String]
+        /// The backend's details, a size or count as a number.
+        var details: [String: Detail]
         var entities: [Entity]
+        /// The details as the text shows them.
+        var detailText: [String: String]
+
+        private enum CodingKeys: String, CodingKey {
+            case store, backend, schemaVersion, details, entities
+        }
     }
 
     func run() throws {
         let locator = try locator(store)
+        if child.isolates(locator) { return try ChildProcess.run(InProcessOption.childArguments, store: store) }
         let report = try reportingErrors(store) {
             let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
             defer { try? opened.close() }
+            let details = try opened.details
             return Report(
                 store: locator.description, backend: opened.backend, schemaVersion: opened.schemaVersion,
-                details: Dictionary(try opened.details.map { ($0.label, $0.value) }, uniquingKeysWith: { $1 }),
+                details: Detail.values(details),
                 entities: try opened.layouts.map { layout in
                     Report.Entity(
                         name: layout.entity.name, records: try opened.count(layout),
                         primaryKey: layout.entity.primaryKey, attributes: layout.entity.attributes,
                         indexes: layout.entity.indexes, relationships: layout.entity.relationships)
-                })
+                },
+                detailText: Dictionary(details.map { ($0.label, $0.value) }, uniquingKeysWith: { $1 }))
         }
         if json {
             let encoder = JSONEncoder()
@@ -57,7 +73,7 @@ struct Inspect: ParsableCommand {
 
     static func text(_ report: Report) -> String {
         var lines = ["\(report.store)", "  schema version  \(report.schemaVersion)"]
-        for (label, value) in report.details.sorted(by: { $0.key < $1.key }) {
+        for (label, value) in report.detailText.sorted(by: { $0.key < $1.key }) {
             lines.append("  " + label.padding(toLength: 15, withPad: " ", startingAt: 0) + " " + value)
         }
         lines.append("")
@@ -94,15 +110,18 @@ struct Hash: ParsableCommand {
         discussion: """
             SHA-256 over every entity, attribute and value in a canonical order (entities and attributes by name, \
             records by primary key); schema versions, indexes, encryption and the file's layout are not content. \
-            Two stores with the same digest hold the same data.
+            Two stores with the same digest hold the same data. An LMDB store is read in a child process (a damaged \
+            file ends that process: exit 65).
             """)
 
     @Argument(help: "The store.") var store: String
     @Flag(name: .long, help: "No progress on standard error.") var quiet = false
     @OptionGroup var passphrase: PassphraseOptions
+    @OptionGroup var child: InProcessOption
 
     func run() throws {
         let locator = try locator(store)
+        if child.isolates(locator) { return try ChildProcess.run(InProcessOption.childArguments, store: store) }
         let digest = try reportingErrors(store) {
             let opened = try StoreOpener(passphrase: passphrase.source()).open(locator)
             defer { try? opened.close() }

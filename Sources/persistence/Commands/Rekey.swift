@@ -16,7 +16,8 @@ struct Rekey: ParsableCommand {
             working. A wrong current passphrase changes nothing. A format-1 or format-2 store becomes format 3. \
             Databases open on the store elsewhere go on working; opening it again needs the new passphrase. \
             Someone who has the old passphrase and an old copy of the file can still read that copy: after a leak, \
-            copy the data into a new store instead.
+            copy the data into a new store instead. The store is read in a child process (a damaged file ends that \
+            process: exit 65).
             """)
 
     @Argument(help: "The encrypted LMDB store.") var store: String
@@ -39,8 +40,11 @@ struct Rekey: ParsableCommand {
             valueName: "preset"))
     var keyDerivation: StoreMaintenance.KeyDerivationPreset?
 
+    @OptionGroup var child: InProcessOption
+
     func run() throws {
         let locator = try locator(store)
+        if child.isolates(locator) { return try ChildProcess.run(InProcessOption.childArguments, store: store) }
         let new =
             try chosenSource(
                 file: newPassphraseFile, environment: newPassphraseEnv, prompt: newPassphrasePrompt,

@@ -10,8 +10,10 @@ struct Verify: ParsableCommand {
         abstract: "Check every record, index entry and the metadata of a store, safely.",
         discussion: """
             The check runs in a child process: a file damaged enough to crash the storage engine ends that process, \
-            not this one. Exit status: 0 sound, 1 problems found (listed), 2 the store could not be read at all; \
-            a wrong passphrase or a missing store has its own status (see the README).
+            not this one. Exit status: 0 sound, 1 problems found (listed), 2 the store could not be read at all (the \
+            checking process was killed by a signal or gave no report); a wrong passphrase or a missing store has \
+            its own status (see the README). With --json, a check that gives no report prints \
+            {"checked": false, "exitStatus": …, "error": "…", "store": "…"} instead.
             """)
 
     @Argument(help: "The store.") var store: String
@@ -25,9 +27,11 @@ struct Verify: ParsableCommand {
     func run() throws {
         let locator = try locator(store)
         if inProcess { return try check(locator) }
+        // A store this process may not read is 77 here, before a child is started (or a passphrase asked for).
+        if let file = locator.file { try reportingErrors(store) { try StoreAccess.checkReadable(file) } }
         let asks = try locator.backend == .lmdb && passphrase.source() == nil
         let report = try CheckingProcess.report(
-            arguments(), store: store, askPassphrase: asks ? "Passphrase of \(locator)" : nil)
+            arguments(), store: store, askPassphrase: asks ? "Passphrase of \(locator)" : nil, json: json)
         try VerificationText.print(report, json: json, store: locator.description)
     }
 
@@ -45,9 +49,10 @@ struct Verify: ParsableCommand {
 
     /// This command's arguments for the child.
     private func arguments() -> [String] {
-        var arguments = ["verify", store, "--in-process"]
+        var arguments = ["verify", ChildProcess.inProcessFlag]
         if let file = passphrase.passphraseFile { arguments += ["--passphrase-file", file] }
         if let name = passphrase.passphraseEnv { arguments += ["--passphrase-env", name] }
-        return arguments
+        // After `--`, a store whose name begins with `-` is still the store.
+        return arguments + ["--", store]
     }
 }

@@ -61,14 +61,16 @@ package enum ChildProcess {
         process.waitUntilExit()
         child.store(0, ordering: .relaxed)
         let status = process.terminationStatus
-        guard process.terminationReason == .uncaughtSignal else {
-            if status != 0 { throw ExitCode(status) }
-            return
-        }
-        if let making {
+        let signaled = process.terminationReason == .uncaughtSignal
+        if let making, signaled || status == ToolExit.interrupted.rawValue {
+            // What the child left of what it was making: a second Ctrl-C ends it at once, before its own clean-up.
             for name in Set(leftovers(of: making)).subtracting(before) {
                 try? FileManager.default.removeItem(at: making.deletingLastPathComponent().appendingPathComponent(name))
             }
+        }
+        guard signaled else {
+            if status != 0 { throw ExitCode(status) }
+            return
         }
         if status == SIGINT || status == SIGTERM {
             FileHandle.standardError.write(

@@ -2,10 +2,16 @@
 /// group (``DatabaseContext/aggregate(_:query:)``).
 ///
 /// Semantics are SQL's, the same on every backend: `nil` values are skipped; over no values `count` is 0 and the
-/// others are `nil`; sums and averages take integer or `Double` attributes (a sum of integers that leaves `Int64`
-/// is ``PersistenceError/Code/invalidValue``, never a wrap, and an average of integers divides that exact sum; a sum
-/// of `Double`s past `Double.greatestFiniteMagnitude` is too, never infinity); `min` and `max` take any attribute but
+/// others are `nil`; sums and averages take integer or `Double` attributes; `min` and `max` take any attribute but
 /// a nested `Codable` one, in the order queries sort by (numbers numerically, text by UTF-8 bytes, blobs by bytes).
+///
+/// Sums depend only on the values, never on the order a backend reads them in: a partial sum may leave the type's
+/// range, only the total decides. A sum of integers is exact; one whose total leaves `Int64` is
+/// ``PersistenceError/Code/invalidValue``, never a wrap, and an average of integers divides that exact sum once (it
+/// always has a value: `[Int64.max, 1]` averages to `4.611686018427388e18`). A sum of `Double`s whose total passes
+/// `Double.greatestFiniteMagnitude` is ``PersistenceError/Code/invalidValue`` too, never infinity; an average of
+/// `Double`s is finite whenever its values are. A sum or average of an infinite value is
+/// ``PersistenceError/Code/invalidValue``.
 ///
 /// Each aggregate has a ``name`` — its result's attribute in the result rows and in a `having` condition —
 /// `"count"`, or the function and attribute (`"sum(amount)"`) unless you give one with `as:`.

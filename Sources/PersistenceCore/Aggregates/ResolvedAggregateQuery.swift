@@ -113,12 +113,12 @@ package struct ResolvedAggregateQuery: Sendable {
                 }
             }
             for column in accumulators[index].indices {
-                try accumulators[index][column].add(values)
+                accumulators[index][column].add(values)
             }
         }
         var rows: [[Value]] = []
         for (key, group) in zip(keys, accumulators) {
-            let row = key + group.map(\.value)
+            let row = try key + group.map { try $0.value() }
             if let having, !having.matches(row) { continue }
             rows.append(row)
         }
@@ -138,13 +138,13 @@ package struct ResolvedAggregateQuery: Sendable {
 private struct Accumulator {
     let column: ResolvedAggregateQuery.Column
     private var count: Int64 = 0
-    private var integerSum: Int64 = 0
-    private var realSum: Double = 0
+    /// A sum's or mean's values: partial sums never overflow, only the total decides (``ExactSum``).
+    private var sum = ExactSum()
     private var extreme: Value = .null
 
     init(column: ResolvedAggregateQuery.Column) { self.column = column }
 
-    mutating func add(_ values: [Value]) throws {
+    mutating func add(_ values: [Value]) {
         guard let position = column.position else {
             count += 1
             return
@@ -157,19 +157,9 @@ private struct Accumulator {
             break
         case .sum, .average:
             switch value {
-            case .integer(let integer):
-                let (sum, overflow) = integerSum.addingReportingOverflow(integer)
-                if overflow {
-                    throw PersistenceError(.invalidValue, "the sum of an integer attribute leaves the range of Int64")
-                }
-                integerSum = sum
-            case .real(let real):
-                realSum += real
-                guard realSum.isFinite else {
-                    throw PersistenceError(.invalidValue, "the sum of a Double attribute leaves the range of Double")
-                }
-            default:
-                break
+            case .integer(let integer): sum.add(integer)
+            case .real(let real): sum.add(real)
+            default: break
             }
         case .min:
             if extreme.isNull || Value.compare(value, extreme) == .orderedAscending { extreme = value }
@@ -179,18 +169,32 @@ private struct Accumulator {
     }
 
     /// The aggregate's value: `nil` (``Value/null``) over no values, except for counts.
-    var value: Value {
+    /// - Throws: ``PersistenceError/Code/invalidValue`` for a sum that leaves its type's range, or a sum or mean of
+    ///   `Double`s that isn't finite (an infinite value among them).
+    func value() throws -> Value {
         switch column.function {
         case .count:
             return .integer(count)
         case .sum:
             guard count > 0 else { return .null }
-            return column.attributeType == .integer ? .integer(integerSum) : .real(realSum)
+            if column.attributeType == .integer {
+                guard let total = sum.integerTotal else {
+                    throw PersistenceError(.invalidValue, "the sum of an integer attribute leaves the range of Int64")
+                }
+                return .integer(total)
+            }
+            let total = sum.realTotal
+            guard total.isFinite else {
+                throw PersistenceError(.invalidValue, "the sum of a Double attribute leaves the range of Double")
+            }
+            return .real(total)
         case .average:
-            guard count > 0 else { return .null }
             // An integer attribute's mean divides its exact sum, as the SQL backends compute it.
-            let sum = column.attributeType == .integer ? Double(integerSum) : realSum
-            return .real(sum / Double(count))
+            guard let mean = sum.mean else { return .null }
+            guard mean.isFinite else {
+                throw PersistenceError(.invalidValue, "the mean of a Double attribute is not finite")
+            }
+            return .real(mean)
         case .min, .max:
             return extreme
         }

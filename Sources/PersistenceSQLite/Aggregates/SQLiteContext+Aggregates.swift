@@ -15,14 +15,20 @@ extension SQLiteContext {
         defer { statement.reset() }
         var rows: [AggregateRow] = []
         var values: [Value] = []
+        // Only a sum or mean is refused when it isn't finite (past the largest Double, or of an infinite value): a
+        // minimum or maximum of an infinite value is that value, as on the other backends.
+        let sums = resolved.columns.indices.filter {
+            resolved.columns[$0].function == .sum || resolved.columns[$0].function == .average
+        }.map { $0 + resolved.groups.count }
         do {
             while try statement.step() {
                 statement.readRow(into: &values)
-                // SQLite's sum of reals goes to infinity where the other backends refuse.
-                if values.contains(where: { if case .real(let real) = $0 { !real.isFinite } else { false } }) {
-                    throw PersistenceError(
-                        .invalidValue,
-                        "a sum of a Double attribute of '\(mapping.layout.entity.name)' leaves the range of Double")
+                for position in sums {
+                    if case .real(let real) = values[position], !real.isFinite {
+                        throw PersistenceError(
+                            .invalidValue,
+                            "a sum or mean of a Double attribute of '\(mapping.layout.entity.name)' is not finite")
+                    }
                 }
                 rows.append(AggregateRow(names: resolved.names, values: values))
             }
@@ -35,17 +41,15 @@ extension SQLiteContext {
         return rows
     }
 
-    /// SQLite's aggregates: its own `sum` (which fails on integer overflow), `avg` of reals (of integers, the exact
-    /// sum divided), `min` and `max` (by the binary collation: UTF-8 bytes); `NULL` sorts first already.
+    /// SQLite's aggregates: sums and means by ``ExactSumFunctions`` (only the total decides whether a sum leaves its
+    /// type; SQLite's `sum` fails on the first partial sum that does), `min` and `max` (by the binary collation: UTF-8
+    /// bytes); `NULL` sorts first already.
     static let aggregates = SQLAggregateDialect(
-        expression: { function, column, type in
+        expression: { function, column, _ in
             switch function {
             case .count: "count(\(column ?? "*"))"
-            case .sum: "sum(\(column ?? ""))"
-            case .average where type == .integer:
-                // Of the exact sum, not SQLite's running total in doubles, which loses integers past 2^53.
-                "CAST(sum(\(column ?? "")) AS REAL) / count(\(column ?? ""))"
-            case .average: "avg(\(column ?? ""))"
+            case .sum: "\(ExactSumFunctions.sum)(\(column ?? ""))"
+            case .average: "\(ExactSumFunctions.average)(\(column ?? ""))"
             case .min: "min(\(column ?? ""))"
             case .max: "max(\(column ?? ""))"
             }

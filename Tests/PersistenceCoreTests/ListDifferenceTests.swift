@@ -35,6 +35,72 @@ struct ListDifferenceTests {
         #expect(Self.difference(old, new).moves == [.init(old: 5, new: 0)])
     }
 
+    struct Item: Identifiable, Equatable {
+        var id: Int
+        var rank: Int
+        var label = ""
+    }
+
+    @Test func theRecordWhoseSortKeyChangedMovesPastANeighbourWhoseContentChanged() {
+        // [2 (rank 10), 1 (rank 20)] → 1 to rank 5 and 2's label: 1 moves to the front, 2 didn't move.
+        let old = [Item(id: 2, rank: 10), Item(id: 1, rank: 20)]
+        let new = [Item(id: 1, rank: 5), Item(id: 2, rank: 10, label: "edited")]
+        let difference = ListDifference(from: old, to: new, sortKey: \.rank)
+        #expect(difference.moves == [.init(old: 1, new: 0)])
+        #expect(difference.updates == [.init(old: 1, new: 0), .init(old: 0, new: 1)])
+        #expect(difference.applied(to: old, new: new) == new)
+        // Without sort keys, content alone can't tell them apart: one of them moves.
+        #expect(ListDifference(from: old, to: new).moves.count == 1)
+    }
+
+    @Test(arguments: [UInt64(4), 5, 6, 77])
+    func ofEquallyFewMovesTheRecordsWhoseSortKeysChangedMove(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        var list: [Item] = []
+        var nextID = 0
+        for round in 0..<300 {
+            var new = list.filter { _ in Int.random(in: 0..<10, using: &random) != 0 }
+            for index in new.indices {
+                switch Int.random(in: 0..<6, using: &random) {
+                case 0: new[index].rank = Int.random(in: 0..<12, using: &random)
+                case 1: new[index].label += "'"
+                case 2:
+                    new[index].rank = Int.random(in: 0..<12, using: &random)
+                    new[index].label += "*"
+                default: break
+                }
+            }
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                new.append(Item(id: nextID, rank: Int.random(in: 0..<12, using: &random)))
+                nextID += 1
+            }
+            new.sort { ($0.rank, $0.id) < ($1.rank, $1.id) }
+            let difference = ListDifference(from: list, to: new, sortKey: \.rank)
+            #expect(difference.applied(to: list, new: new) == new, "seed \(seed), round \(round)")
+            let (fewest, movedKeepingKeys) = Self.bestMoves(list, new)
+            #expect(difference.moves.count == fewest, "seed \(seed), round \(round)")
+            let moved = difference.moves.map { new[$0.new] }
+            let keptKeys = moved.filter { item in list.contains { $0.id == item.id && $0.rank == item.rank } }
+            #expect(keptKeys.count == movedKeepingKeys, "seed \(seed), round \(round): \(difference.moves)")
+            list = new
+        }
+    }
+
+    /// The fewest moves, and of those the fewest records moved whose rank didn't change: the quadratic recurrence
+    /// over (run length, records in it whose rank didn't change).
+    static func bestMoves(_ old: [Item], _ new: [Item]) -> (moves: Int, movedKeepingKeys: Int) {
+        let kept = new.compactMap { item in old.firstIndex { $0.id == item.id }.map { ($0, old[$0].rank == item.rank) }
+        }
+        var runs: [(length: Int, keys: Int)] = []
+        for index in kept.indices {
+            let before = kept.indices.prefix(index).filter { kept[$0].0 < kept[index].0 }.map { runs[$0] }
+            let best = before.max { ($0.length, $0.keys) < ($1.length, $1.keys) } ?? (0, 0)
+            runs.append((best.length + 1, best.keys + (kept[index].1 ? 1 : 0)))
+        }
+        let best = runs.max { ($0.length, $0.keys) < ($1.length, $1.keys) } ?? (0, 0)
+        return (kept.count - best.length, kept.filter(\.1).count - best.keys)
+    }
+
     @Test func aDifferenceMadeByHandThatDoesNotFitIsAppliedWithoutTrapping() {
         let bogus = ListDifference(
             deletions: [7], insertions: [9], moves: [.init(old: 3, new: 8)], updates: [.init(old: 0, new: 5)])

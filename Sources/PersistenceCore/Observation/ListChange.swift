@@ -44,16 +44,20 @@ extension ValueObservation {
     /// A record is *updated* when it is in both lists with other content: `==` for an `Equatable` entity, else other
     /// stored values. A value whose list has the same records with the same content as the last one is not
     /// delivered (``allowingDuplicates()`` after this call delivers it, with an empty difference). Sort the query
-    /// fully (the primary key breaks ties), so that a record moves only when its sort keys changed.
+    /// fully (the primary key breaks ties), so that a record moves only when its sort keys changed. Of a
+    /// ``records(_:where:sortedBy:limit:offset:)`` observation, the records whose sort keys changed are the ones
+    /// that move (``ListDifference``).
     public func differences<E: Entity>() -> ValueObservation<ListChange<E>> where Value == [E] {
         let read = self.read
         let same = ValueEquality.records(E.self)
+        let sameSortKeys = ValueEquality.sortKeys(E.self, sortAttributes)
         let sameList = ValueEquality.lists(E.self)
         var observation = ValueObservation<ListChange<E>>(
             declared: declared,
             reduce: { previous, current in
                 let difference = ListDifference(
-                    from: previous?.elements ?? [], to: current.elements, key: \.id, same: same)
+                    from: previous?.elements ?? [], to: current.elements, key: \.id, same: same,
+                    sameSortKeys: sameSortKeys ?? { _, _ in false })
                 return ListChange(elements: current.elements, difference: difference)
             },
             read: { context in ListChange(elements: try read(context), difference: ListDifference()) })

@@ -3,9 +3,10 @@
 ///
 /// Records are matched by primary key. Offsets follow UIKit's batch updates and `CollectionDifference`: a deletion
 /// is an offset in the old list, an insertion an offset in the new one, a move and an update carry both. Moves are
-/// as few as can be: the records that kept their order relative to each other (a longest run of them, preferring
-/// records whose content didn't change) stay, the others move. An update is a record in both lists whose content changed — a moved record too, so it is in both
-/// ``moves`` and ``updates`` then.
+/// as few as can be: the records that kept their order relative to each other (a longest run of them) stay, the
+/// others move. Of the longest runs, the one kept prefers records whose sort keys didn't change — so that the records
+/// whose sort keys changed are the ones that move — then records whose content didn't change. An update is a record
+/// in both lists whose content changed — a moved record too, so it is in both ``moves`` and ``updates`` then.
 ///
 /// ```swift
 /// for try await change in ValueObservation.records(Todo.self, sortedBy: [.ascending("due")]).differences().values(in: db) {
@@ -57,10 +58,26 @@ public struct ListDifference: Sendable, Hashable {
     /// Whether the lists hold the same records, in the same order, with the same content.
     public var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && moves.isEmpty && updates.isEmpty }
 
-    /// The difference between two lists of uniquely keyed elements: `same` tells whether an element of `old` and
-    /// one of `new` with the same key have the same content.
-    package init<T, Key: Hashable>(
-        from old: [T], to new: [T], key: (T) -> Key, same: (_ old: T, _ new: T) -> Bool
+    /// The difference between two lists of uniquely keyed elements — the algorithm observations use, for lists of
+    /// your own.
+    ///
+    /// ```swift
+    /// let difference = ListDifference(
+    ///     from: oldRows, to: newRows, key: \.id, same: ==, sameSortKeys: { $0.rank == $1.rank })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - old: The list before; keys are unique in it.
+    ///   - new: The list after; keys are unique in it.
+    ///   - key: What matches an element of `old` with one of `new`.
+    ///   - same: Whether two elements with the same key have the same content (an update otherwise).
+    ///   - sameSortKeys: Whether two elements with the same key have the same sort keys — the values the list is
+    ///     ordered by. When the same number of moves can be made with other records, the ones whose sort keys
+    ///     changed are the ones that move. By default no record is known to have kept its sort keys (the list's
+    ///     order isn't known): `same` alone breaks ties.
+    public init<T, Key: Hashable>(
+        from old: [T], to new: [T], key: (T) -> Key, same: (_ old: T, _ new: T) -> Bool,
+        sameSortKeys: (_ old: T, _ new: T) -> Bool = { _, _ in false }
     ) {
         var oldOffsets: [Key: Int] = [:]
         oldOffsets.reserveCapacity(old.count)
@@ -80,7 +97,13 @@ public struct ListDifference: Sendable, Hashable {
         }
         let deletions = old.indices.filter { !newKeys.contains(key(old[$0])) }
         let unchanged = kept.map { same(old[$0.old], new[$0.new]) }
-        let staying = Self.longestIncreasingRun(kept.map(\.old), below: old.count, preferring: unchanged)
+        // Which records would rather stay: those whose sort keys didn't change first, then those whose content
+        // didn't (a record whose content is the same has the same sort keys).
+        let sameKeys = zip(kept, unchanged).map { offsets, unchanged in
+            unchanged || sameSortKeys(old[offsets.old], new[offsets.new])
+        }
+        let staying = Self.longestIncreasingRun(
+            kept.map(\.old), below: old.count, preferring: sameKeys, then: unchanged)
         var moves: [Offsets] = []
         var updates: [Offsets] = []
         for (index, offsets) in kept.enumerated() {
@@ -90,30 +113,50 @@ public struct ListDifference: Sendable, Hashable {
         self.init(deletions: deletions, insertions: insertions, moves: moves, updates: updates)
     }
 
+    /// The difference between two lists of identified, comparable elements: matched by `id`, updated when not
+    /// `==`; the elements whose `sortKey` changed are the ones that move, when the same number of moves can be made
+    /// with others.
+    ///
+    /// ```swift
+    /// let difference = ListDifference(from: oldTodos, to: newTodos, sortKey: \.due)
+    /// ```
+    public init<T: Identifiable & Equatable, SortKey: Equatable>(
+        from old: [T], to new: [T], sortKey: (T) -> SortKey
+    ) {
+        self.init(from: old, to: new, key: \.id, same: ==, sameSortKeys: { sortKey($0) == sortKey($1) })
+    }
+
+    /// The difference between two lists of identified, comparable elements: matched by `id`, updated when not `==`.
+    public init<T: Identifiable & Equatable>(from old: [T], to new: [T]) {
+        self.init(from: old, to: new, key: \.id, same: ==)
+    }
+
     /// The positions in `values` (distinct, each below `bound`) of a longest strictly increasing subsequence — of
-    /// those, one with the most positions `preferring` marks: records that kept their content stay, and the ones
-    /// whose sort keys changed are the ones that move. O(n log n), with a Fenwick tree of best runs by value.
-    private static func longestIncreasingRun(_ values: [Int], below bound: Int, preferring: [Bool]) -> Set<Int> {
-        // A run's score: its length first (in units above any number of preferred positions), then how many it
-        // prefers.
-        let unit = values.count + 1
-        var tree = [(score: Int, position: Int)](repeating: (0, -1), count: bound + 1)
+    /// those, one with the most positions `preferring` marks, and of those one with the most that `then` marks.
+    /// O(n log n), with a Fenwick tree of best runs by value.
+    private static func longestIncreasingRun(
+        _ values: [Int], below bound: Int, preferring: [Bool], then: [Bool]
+    ) -> Set<Int> {
+        var tree = [(score: RunScore, position: Int)](repeating: (RunScore(), -1), count: bound + 1)
         var previous = [Int](repeating: -1, count: values.count)
-        var best = (score: 0, position: -1)
+        var best = (score: RunScore(), position: -1)
         for (position, value) in values.enumerated() {
             // The best run ending in a value below this one: the tree's prefix 1...value.
-            var top = (score: 0, position: -1)
+            var top = (score: RunScore(), position: -1)
             var node = value
             while node > 0 {
-                if tree[node].score > top.score { top = tree[node] }
+                if top.score < tree[node].score { top = tree[node] }
                 node -= node & -node
             }
-            let score = top.score + unit + (preferring[position] ? 1 : 0)
+            var score = top.score
+            score.length += 1
+            if preferring[position] { score.preferred += 1 }
+            if then[position] { score.next += 1 }
             previous[position] = top.position
-            if score > best.score { best = (score, position) }
+            if best.score < score { best = (score, position) }
             node = value + 1
             while node <= bound {
-                if score > tree[node].score { tree[node] = (score, position) }
+                if tree[node].score < score { tree[node] = (score, position) }
                 node += node & -node
             }
         }
@@ -147,5 +190,17 @@ public struct ListDifference: Sendable, Hashable {
             result[update.new] = new[update.new]
         }
         return result
+    }
+}
+
+/// How good a run of records that stay is: longer first, then with more preferred records, then more of the next
+/// preference.
+private struct RunScore: Comparable {
+    var length = 0
+    var preferred = 0
+    var next = 0
+
+    static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.length, lhs.preferred, lhs.next) < (rhs.length, rhs.preferred, rhs.next)
     }
 }

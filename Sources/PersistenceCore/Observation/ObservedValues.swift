@@ -27,11 +27,27 @@ public struct ObservedValues<Element: Sendable>: AsyncSequence, Sendable {
 
     private let session: ObservationSession<Element>
     private var observation: ValueObservation<Element>
+    /// The database observed, to start a derived observation (``differences()``) on.
+    private let database: any Database
 
     /// Starts `observation` on `db`: registered from now on.
     init<D: Database>(_ observation: ValueObservation<Element>, in db: D) {
         self.observation = observation
         session = ObservationSession(observation, in: db)
+        database = db
+    }
+
+    /// The same list observation, delivering with each list how it differs from the list delivered before it —
+    /// ``ValueObservation/differences()`` started on the same database (from this call on).
+    ///
+    /// ```swift
+    /// for try await change in db.observe(Todo.self, sortedBy: [.ascending("due"), .ascending("id")]).differences() {
+    ///     rows = change.applied(to: rows)
+    ///     animate(change.difference)
+    /// }
+    /// ```
+    public func differences<E: Entity>() -> ObservedValues<ListChange<E>> where Element == [E] {
+        ObservedValues<ListChange<E>>(observation.differences(), in: database)
     }
 
     public func makeAsyncIterator() -> Iterator { Iterator(cursor: ObservationCursor(observation, session: session)) }

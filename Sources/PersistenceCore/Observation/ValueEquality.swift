@@ -30,6 +30,24 @@ enum ValueEquality {
         }
     }
 
+    /// Whether two records of `E` have the same values of `attributes` (what a list is sorted by); `nil` without
+    /// attributes, or when one isn't an attribute of `E`'s. Two records whose values can't be encoded differ.
+    static func sortKeys<E: Entity>(_ type: E.Type, _ attributes: [String]) -> (@Sendable (E, E) -> Bool)? {
+        guard !attributes.isEmpty, let layout = try? SchemaCache.layout(for: E.self) else { return nil }
+        var found: [Int] = []
+        for attribute in attributes {
+            guard let position = layout.position(of: attribute) else { return nil }
+            found.append(position)
+        }
+        let positions = found
+        return { lhs, rhs in
+            guard let left = try? RecordWriter(layout: layout).encode(lhs),
+                let right = try? RecordWriter(layout: layout).encode(rhs)
+            else { return false }
+            return positions.allSatisfy { left[$0] == right[$0] }
+        }
+    }
+
     /// Whether two lists hold the same records, in the same order, with the same content.
     static func lists<E: Entity>(_ type: E.Type) -> @Sendable ([E], [E]) -> Bool {
         let same = records(E.self)

@@ -44,6 +44,9 @@ public struct ValueObservation<Value: Sendable>: Sendable {
     /// The value delivered, from the value read and the last one read before it (a list's difference); `nil`
     /// delivers values as read.
     let reduce: (@Sendable (_ previous: Value?, _ read: Value) -> Value)?
+    /// The attributes a list observation's records are sorted by, when it knows them (``records(_:query:)``): a
+    /// list's difference then moves the records whose sort keys changed.
+    var sortAttributes: [String] = []
 
     init(
         declared: ReadFootprint, reduce: (@Sendable (Value?, Value) -> Value)? = nil,
@@ -115,11 +118,13 @@ public struct ValueObservation<Value: Sendable>: Sendable {
 
     /// Observes the records of a type matching a query.
     public static func records<E: Entity>(_ type: E.Type, query: Query) -> ValueObservation<[E]> where Value == [E] {
-        ValueObservation<[E]>(
+        var observation = ValueObservation<[E]>(
             entities: [E.self] + (query.condition?.relatedEntityTypes(of: E.self) ?? []), aliases: []
         ) { context in
             try context.recover(E.self, query: query)
         }
+        observation.sortAttributes = query.sort.map(\.attribute)
+        return observation
     }
 
     /// Observes one record by primary key: the record, each new version of it, and `nil` while there is none.

@@ -10,6 +10,9 @@ enum ListObservationChecks {
         .database("delivers differences that turn each list into the next, over 60 rounds of random writes") {
             try await randomizedDifferences($0)
         },
+        .database("moves the record whose sort key changed, not a neighbour whose content changed") {
+            try await sortKeyMoves($0)
+        },
         .database("keeps a LiveQuery's value current, seen by withObservationTracking") { try await liveQuery($0) },
         .database("sets a LiveQuery's error when its read fails") { try await failingLiveQuery($0) },
     ]
@@ -50,6 +53,35 @@ enum ListObservationChecks {
         try await db.write { try $0.delete(Person.self, id: 5) }
         let next = try await changes.next()
         #expect(next?.difference == ListDifference(deletions: [0]))
+    }
+
+    static func sortKeyMoves(_ db: some Database) async throws {
+        try await db.write { context in
+            try context.create(Person(id: 2, name: "Two", score: 10))
+            try context.create(Person(id: 1, name: "One", score: 20))
+        }
+        let sort: [Sort] = [.ascending("score"), .ascending("id")]
+        // The same through a ValueObservation and through db.observe(…).
+        var described = ValueObservation.records(Person.self, sortedBy: sort).differences().values(in: db)
+            .makeAsyncIterator()
+        var observed = db.observe(Person.self, sortedBy: sort).differences().makeAsyncIterator()
+        let first = try #require(try await described.next())
+        #expect(try await observed.next()?.elements == first.elements)
+        #expect(first.elements.map(\.id) == [2, 1])
+        try await db.write(retrying: colliding) { context in
+            try context.update(Person(id: 1, name: "One", score: 5))  // its sort key: to the front
+            try context.update(Person(id: 2, name: "Two, renamed", score: 10))  // its content only
+        }
+        for change in [try await described.next(), try await observed.next()] {
+            let change = try #require(change)
+            #expect(change.elements.map(\.id) == [1, 2])
+            #expect(change.difference.moves == [ListDifference.Offsets(old: 1, new: 0)], "\(change.difference)")
+            #expect(
+                change.difference.updates == [
+                    ListDifference.Offsets(old: 1, new: 0), ListDifference.Offsets(old: 0, new: 1),
+                ])
+            #expect(change.applied(to: first.elements) == change.elements)
+        }
     }
 
     static func randomizedDifferences(_ db: some Database) async throws {

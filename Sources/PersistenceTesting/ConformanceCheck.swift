@@ -15,29 +15,43 @@ public import Testing
 public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
     /// What the check proves, shown as the test's argument.
     public let name: String
+    /// How long the check may take once it runs (not counting the time it waits for its turn).
+    public let timeLimit: Duration
     private let body: @Sendable (any ConformanceBackend, URL) async throws -> Void
 
     /// Creates a check from a generic body; the suite's own checks are in ``ConformanceSuite/checks``.
-    public init(_ name: String, _ body: @escaping @Sendable (any ConformanceBackend, URL) async throws -> Void) {
+    public init(
+        _ name: String, timeLimit: Duration = .seconds(300),
+        _ body: @escaping @Sendable (any ConformanceBackend, URL) async throws -> Void
+    ) {
         self.name = name
+        self.timeLimit = timeLimit
         self.body = body
     }
 
     /// Runs the check against `backend` in a fresh temporary directory, removed afterwards.
-    public func run(on backend: some ConformanceBackend) async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await body(backend, directory)
+    ///
+    /// Checks run a few at a time, each on a thread of its own (their synchronous database calls never block the
+    /// cooperative pool); a check that takes longer than `timeLimit` once it runs — not counting the time it waited
+    /// for its turn — is an issue. Give the test itself a generous `.timeLimit` as a backstop against hangs.
+    /// - Parameter timeLimit: Overrides the check's own ``timeLimit``.
+    public func run(on backend: some ConformanceBackend, timeLimit: Duration? = nil) async throws {
+        try await CheckScheduler.shared.run(timeLimit: timeLimit ?? self.timeLimit) {
+            let directory = try makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await body(backend, directory)
+        }
     }
 
     /// The check's name.
     public var testDescription: String { name }
 
     /// A check whose body gets one fresh database of the suite's entities.
-    static func database(_ name: String, _ body: @escaping @Sendable (any Database) async throws -> Void)
-        -> ConformanceCheck
-    {
-        ConformanceCheck(name) { backend, directory in
+    static func database(
+        _ name: String, timeLimit: Duration = .seconds(300),
+        _ body: @escaping @Sendable (any Database) async throws -> Void
+    ) -> ConformanceCheck {
+        ConformanceCheck(name, timeLimit: timeLimit) { backend, directory in
             try await withDatabase(backend, directory, conformanceEntities, body)
         }
     }

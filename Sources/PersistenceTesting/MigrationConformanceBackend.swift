@@ -62,11 +62,14 @@ public struct MigrationConformanceCheck: Sendable, CustomTestStringConvertible {
         self.body = body
     }
 
-    /// Runs the check against `backend` in a fresh temporary directory, removed afterwards.
-    public func run(on backend: some MigrationConformanceBackend) async throws {
-        let directory = try makeTemporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await body(MigrationStores(backend: backend, directory: directory))
+    /// Runs the check against `backend` in a fresh temporary directory, removed afterwards — a few at a time, each
+    /// on a thread of its own and timed from when it runs, as ``ConformanceCheck/run(on:timeLimit:)`` does.
+    public func run(on backend: some MigrationConformanceBackend, timeLimit: Duration = .seconds(300)) async throws {
+        try await CheckScheduler.shared.run(timeLimit: timeLimit) {
+            let directory = try makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            try await body(MigrationStores(backend: backend, directory: directory))
+        }
     }
 
     /// The check's name.

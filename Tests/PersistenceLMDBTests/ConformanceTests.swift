@@ -25,12 +25,12 @@ struct PlainLMDBConformance: ConformanceBackend {
     }
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: ConformanceSuite.checks)
+@Test(.timeLimit(.minutes(30)), arguments: ConformanceSuite.checks)
 func encryptedConformance(_ check: ConformanceCheck) async throws {
     try await check.run(on: EncryptedLMDBConformance())
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: ConformanceSuite.checks)
+@Test(.timeLimit(.minutes(30)), arguments: ConformanceSuite.checks)
 func plainConformance(_ check: ConformanceCheck) async throws {
     try await check.run(on: PlainLMDBConformance())
 }

@@ -70,12 +70,12 @@ extension PlainLMDBConformance: LMDBMigrationConformance {
     }
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: MigrationConformanceSuite.declarativeChecks)
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.declarativeChecks)
 func encryptedMigrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: EncryptedLMDBConformance())
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: MigrationConformanceSuite.declarativeChecks)
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.declarativeChecks)
 func plainMigrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: PlainLMDBConformance())
 }

@@ -40,7 +40,7 @@ struct PostgresConformance: ConformanceBackend {
     }
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: ConformanceSuite.checks)
+@Test(.timeLimit(.minutes(30)), arguments: ConformanceSuite.checks)
 func conformance(_ check: ConformanceCheck) async throws {
     try await check.run(on: PostgresConformance())
 }

@@ -82,7 +82,7 @@ extension PostgresConformance: MigrationConformanceBackend {
     }
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: MigrationConformanceSuite.checks)
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.checks)
 func migrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: PostgresConformance())
 }

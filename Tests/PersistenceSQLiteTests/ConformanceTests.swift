@@ -13,7 +13,7 @@ struct SQLiteConformance: ConformanceBackend {
     }
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: ConformanceSuite.checks)
+@Test(.timeLimit(.minutes(30)), arguments: ConformanceSuite.checks)
 func conformance(_ check: ConformanceCheck) async throws {
     try await check.run(on: SQLiteConformance())
 }

@@ -43,7 +43,7 @@ extension SQLiteConformance: MigrationConformanceBackend {
     }
 }
 
-@Test(.timeLimit(.minutes(5)), arguments: MigrationConformanceSuite.checks)
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.checks)
 func migrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: SQLiteConformance())
 }

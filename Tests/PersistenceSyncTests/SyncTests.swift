@@ -177,7 +177,10 @@ struct SyncTests {
             try context.update(Memo(id: memoID, text: "laptop", tags: "a,c"))
         }
         _ = try await phone.sync()
-        #expect(try await laptop.sync().rejections.isEmpty)
+        // Client wins: the project is applied, not reported; the memo is stored merged (the tags of both): reported.
+        let rejections = try await laptop.sync().rejections
+        #expect(rejections.map(\.entity) == ["Memo"] && rejections.map(\.kind) == [.merged])
+        #expect(rejections.first?.serverState.values?["tags"] == .text("a,b,c"))
         _ = try await phone.sync()
         let expected = try await Contents.of(store)
         #expect(expected.projects == [Project(id: 1, name: "laptop")])

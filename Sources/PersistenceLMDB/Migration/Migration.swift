@@ -233,5 +233,7 @@ public final class Migration {
         guard isOpen else {
             throw PersistenceError(.contextExpired, "the migration was used after its migration block returned")
         }
+        // A step that failed (a full map) ended the migration, even when the block caught its error.
+        try run.write.checkUsable()
     }
 }

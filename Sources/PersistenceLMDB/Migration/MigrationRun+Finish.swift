@@ -103,7 +103,9 @@ extension MigrationRun {
             return true
         }
         for (key, target) in rewritten {
-            try transaction.put(aliases, key, StoredAlias.seal(target, key: key, sealer) { try nextNonce() })
+            let sealed = try StoredAlias.seal(target, key: key, sealer) { try nextNonce() }
+            try prepareWrite(key.count + sealed.count)
+            try transaction.put(aliases, key, sealed)
         }
     }
 
@@ -166,9 +168,8 @@ extension MigrationRun {
         let total = try transaction.count(source.dbi)
         var completed = 0
         try report(pass, .rewriting, 0, total)
-        try scan(source.dbi) { keyBytes, stored in
-            let key = Data(keyBytes)
-            let (old, decoded) = try values(of: stored, key: keyBytes, in: pass, from: source)
+        try scan(source.dbi) { key, stored in
+            let (old, decoded) = try values(of: stored, key: key, in: pass, from: source)
             guard var values = decoded else { throw RecordCodec.damaged() }
             if recordsToo {
                 values = try conforming(values, layout, change: change)
@@ -177,6 +178,7 @@ extension MigrationRun {
             }
             for index in rebuilt {
                 guard let indexKey = sealer.indexKey(of: values, in: index) else { continue }
+                try prepareWrite(indexKey.count + key.count)
                 guard try transaction.put(index.dbi, indexKey, key, flags: index.index.isUnique ? MDB_NOOVERWRITE : 0)
                 else {
                     let cause = PersistenceError(

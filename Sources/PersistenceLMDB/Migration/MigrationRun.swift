@@ -11,6 +11,11 @@ import PersistenceCore
 /// switches to them in one last small step (``switchedNames()``). A failure, a cancellation or a crash before the
 /// switch leaves the store as it was, with shadows that are dropped (at once, or by the next open).
 ///
+/// **Steps come at writes.** A step may commit before any write (``prepareWrite(_:)``), inside the migration code's
+/// closures too, and the map grows between steps; so no cursor stays open across a write: walks copy each record out
+/// and seek the next by key (``scan(_:_:)``). A cursor kept open would belong to a committed transaction and read pages
+/// the growth unmapped.
+///
 /// **How old and new values live side by side.** The migration code sees every record twice: as it was stored
 /// (`old`, read-only) and in the new schema (`new`). Records are streamed, never held in memory, so while the
 /// code runs an entity's records are in one of three forms (``Form``), the same for every record of the entity: as
@@ -117,11 +122,6 @@ final class MigrationRun {
     /// block may name them either way.
     private var previousNames: [String: String] = [:]
 
-    /// A step commits once its writes reach this many puts or this many bytes of map: the pages a transaction
-    /// changes stay in memory until it commits, and index entries land on pages of their own.
-    static let stepPuts = 8_192
-    static let stepBytes = 8 << 20
-
     /// Prepares the migration of `stored` to `current`, applying the model's declared renames as the SQL backends do
     /// (``MigrationRules/continuedSource(of:in:destinationNames:)``, ``MigrationRules/renames(of:from:)``),
     /// and opens the stored entities' databases.
@@ -199,12 +199,11 @@ final class MigrationRun {
         return shadow
     }
 
-    /// Commits the step under way and begins the next when it has written enough; only between records, with no
-    /// cursor open.
-    func stepIfDue() throws {
-        let demand = transaction.demand
-        guard demand.puts >= Self.stepPuts || demand.mapBytes >= Self.stepBytes else { return }
-        try write.step(beforeCommit: persistNonces)
+    /// Called before each write of about `bytes`: commits the step under way first, and grows the map, when the step
+    /// has written enough or the write might not fit (``SteppedWrite/stepIfDue(before:beforeCommit:)``). No cursor of
+    /// the migration is open at a write, so a step may come at any of them — inside the migration code's closures too.
+    func prepareWrite(_ bytes: Int) throws {
+        try write.stepIfDue(before: bytes, beforeCommit: persistNonces)
     }
 
     /// Writes the nonce counter the migration reached, so that nonces are never reused under the store's key — the
@@ -216,26 +215,20 @@ final class MigrationRun {
         environment.noteNonces(upTo: nonces.counter)
     }
 
-    /// Calls `body` with each key and stored value of `dbi` in key order; between records, commits a step when one
-    /// is due and goes on after the last key visited. `body` returns `false` to stop.
-    func scan(_ dbi: MDB_dbi, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool) throws {
+    /// Calls `body` with each key and stored value of `dbi` in key order, copied out; `body` returns `false` to stop.
+    ///
+    /// No cursor is open while `body` runs: each record is found after the last one visited, in the transaction of the
+    /// step then under way (``Transaction/record(_:after:)``). So `body` may write — to `dbi` too — and steps may
+    /// commit and grow the map at any of its writes, or in a walk nested in it; a cursor held across them would
+    /// belong to a committed transaction and read pages the growth unmapped (a crash, not an error). A record
+    /// written after the last one visited is visited; callers skip what they created themselves.
+    func scan(_ dbi: MDB_dbi, _ body: (_ key: Data, _ stored: Data) throws -> Bool) throws {
         var after: Data?
         while true {
-            var paused = false
-            try transaction.forEach(dbi, after: after) { key, stored in
-                // Copied first: `body` may write to `dbi`, which can move the bytes `key` points at.
-                let visited = Data(key)
-                guard try body(key, stored) else { return false }
-                let demand = transaction.demand
-                guard demand.puts >= Self.stepPuts || demand.mapBytes >= Self.stepBytes, write.commitsSteps else {
-                    return true
-                }
-                after = visited
-                paused = true
-                return false
-            }
-            guard paused else { return }
-            try write.step(beforeCommit: persistNonces)
+            try write.checkUsable()
+            guard let (key, stored) = try transaction.record(dbi, after: after) else { return }
+            guard try body(key, stored) else { return }
+            after = key
         }
     }
 
@@ -258,9 +251,11 @@ final class MigrationRun {
     /// The old and new values of a record of `pass` stored in `store` (its ``EntityPass/source``), in the entity's
     /// current form.
     func values(
-        of stored: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, in pass: EntityPass, from store: EntityStore
+        of stored: Data, key: Data, in pass: EntityPass, from store: EntityStore
     ) throws -> (old: [Value]?, new: [Value]?) {
-        let values = try sealer.open(stored, entity: store, key: key)
+        let values = try stored.withUnsafeBytes { stored in
+            try key.withUnsafeBytes { key in try sealer.open(stored, entity: store, key: key) }
+        }
         let oldCount = pass.old?.names.count ?? 0
         let newCount = pass.new?.names.count ?? 0
         switch pass.form {
@@ -285,6 +280,7 @@ final class MigrationRun {
         let shadow = try shadowStore(pass)
         let values = form == .working ? new + (old ?? []) : new
         let sealed = try sealer.seal(values, entity: shadow, key: key) { try nonces.next() }
+        try prepareWrite(key.count + sealed.count)
         return try transaction.put(shadow.dbi, key, sealed, flags: flags)
     }
 
@@ -327,15 +323,17 @@ final class MigrationRun {
         let total = try transaction.count(source.dbi)
         var completed = 0
         try report(pass, .enumerating, 0, total)
-        try scan(source.dbi) { keyBytes, stored in
-            let key = Data(keyBytes)
+        try scan(source.dbi) { key, stored in
             if carriesOver { pass.carriedUpTo = key }
             guard !pass.createdDuringEnumeration.contains(key) else { return true }
-            let (old, new) = try values(of: stored, key: keyBytes, in: pass, from: source)
+            let (old, new) = try values(of: stored, key: key, in: pass, from: source)
             switch try body(old, new, key) {
             case .delete:
                 // A stored record is deleted by not being carried over.
-                if !carriesOver && pass.form != .old { try transaction.delete(source.dbi, key) }
+                if !carriesOver && pass.form != .old {
+                    try prepareWrite(key.count)
+                    try transaction.delete(source.dbi, key)
+                }
                 pass.membershipChanged = true
             case .store(let values):
                 _ = try put(new: values, old: old, key: key, in: pass, form: target)
@@ -372,7 +370,7 @@ final class MigrationRun {
         guard try put(new: values, old: nil, key: key, in: pass, form: .new, flags: MDB_NOOVERWRITE) else {
             throw PersistenceError(.duplicateKey, "a '\(pass.name)' record has that primary key")
         }
-        if pass.isEnumerating { pass.createdDuringEnumeration.insert(key) } else { try stepIfDue() }
+        if pass.isEnumerating { pass.createdDuringEnumeration.insert(key) }
         pass.membershipChanged = true
         return key
     }
@@ -386,6 +384,7 @@ final class MigrationRun {
     @discardableResult
     func delete(key: Data, in pass: EntityPass) throws -> Bool {
         guard let shadow = pass.shadow else { return false }
+        try prepareWrite(key.count)
         let deleted = try transaction.delete(shadow.dbi, key)
         if deleted { pass.membershipChanged = true }
         return deleted

@@ -248,16 +248,36 @@ final class Environment: @unchecked Sendable {
             nativeCode: MDB_MAP_FULL, nativeMessage: "MDB_MAP_FULL: Environment mapsize limit reached")
     }
 
-    /// Grows the map before a write begins so that at least half of it is free: with the default map (address
-    /// space, not disk) this never happens; with a small ``LMDBBuilder/initialMapSize`` it keeps ordinary writes
-    /// from filling the map. `mdb_env_set_mapsize` needs every transaction of this process closed, so it waits for
-    /// open reads; a read open on this very thread would wait for itself, and then the map is left as it is.
-    func growAheadOfNeed(reservingMultipleOfUsed multiple: Int, instrumentation: Instrumentation) throws {
+    /// Grows the map before a write begins so that at least half of it is free, and at least `bytes` (a step of a
+    /// ``SteppedWrite`` about to write a large value): with the default map (address space, not disk) this never
+    /// happens; with a small ``LMDBBuilder/initialMapSize`` it keeps ordinary writes from filling the map.
+    /// `mdb_env_set_mapsize` needs every transaction of this process closed — it remaps the file, and a cursor still
+    /// open would read pages no longer mapped — so it waits for open reads; a read open on this very thread would
+    /// wait for itself, and then the map is left as it is. The caller holds no transaction.
+    func growAheadOfNeed(
+        reservingMultipleOfUsed multiple: Int, reservingBytes bytes: Int = 0, instrumentation: Instrumentation
+    ) throws {
         try checkOpen()
         guard readDepth.value == 0 else { return }
-        let needed = try usedBytes().multipliedReportingOverflow(by: max(2, multiple + 1))
-        guard !needed.overflow, needed.partialValue > currentMapSize else { return }
-        try growth.withExclusive { try grow(toAtLeast: needed.partialValue, instrumentation: instrumentation) }
+        let used = try usedBytes()
+        let multiplied = used.multipliedReportingOverflow(by: max(2, multiple + 1))
+        let reserved = used.addingReportingOverflow(bytes)
+        // A reservation past the largest size makes the growth below throw `storageFull`.
+        let needed = max(
+            multiplied.overflow ? 0 : multiplied.partialValue, reserved.overflow ? .max : reserved.partialValue)
+        guard needed > currentMapSize else { return }
+        try growth.withExclusive { try grow(toAtLeast: needed, instrumentation: instrumentation) }
+    }
+
+    /// The bytes of the map past the store's last page, and the page size: what a write transaction begun now can
+    /// store. Call with the growth lock held (a transaction open).
+    func freeBytesAndPageSize() throws -> (free: Int, pageSize: Int) {
+        var info = MDB_envinfo()
+        var stat = MDB_stat()
+        try LMDBError.check(mdb_env_info(handle, &info), "could not read the map size")
+        try LMDBError.check(mdb_env_stat(handle, &stat), "could not read the page size")
+        let used = try usedBytes()
+        return (max(0, info.me_mapsize - used), Int(stat.ms_psize))
     }
 
     /// The bytes of the map the store uses: up to its last page.

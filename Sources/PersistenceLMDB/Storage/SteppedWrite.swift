@@ -5,8 +5,15 @@ import Synchronization
 
 /// A write made of several transactions, for work too large for one: a migration. LMDB keeps every page a write
 /// transaction changes in memory until it commits, so one transaction over a whole store needs memory in proportion
-/// to it; here each ``step(beforeCommit:)`` commits what was written so far and begins the next transaction, and the
-/// map grows between steps.
+/// to it; here each step commits what was written so far and begins the next transaction, and the map grows between
+/// steps — only there: `mdb_env_set_mapsize` remaps the file, so no transaction or cursor of this process may be open
+/// then, and committing a step ends every cursor of its transaction. The work calls
+/// ``stepIfDue(before:beforeCommit:)`` before each write, with no cursor open (a walk over a database copies each
+/// record out and seeks the next by key: ``Transaction/record(_:after:)``).
+///
+/// A step is due when it has written enough to bound memory, or when the next write might not fit what is left of the
+/// map: steps are sized to the map, so a small map grows several times during the work instead of filling (which
+/// would throw `storageFull` and make the caller run the whole work again).
 ///
 /// Atomicity is the caller's: a stepped write commits as it goes, so it must write only where nothing reads until a
 /// last small step makes its work visible (a migration's shadow databases, then the switch of ``DatabaseNames``) —
@@ -23,12 +30,31 @@ final class SteppedWrite {
     private(set) var stepsCommitted = 0
     /// Whether a step's transaction is open (and the growth lock held shared).
     private var isOpen = true
+    /// What ended the write: a step that failed to commit or to begin the next. Rethrown by every later call
+    /// (``checkUsable()``), so code that caught it can't go on writing in a transaction that has ended.
+    private var failure: (any Error)?
+    /// The bytes of map free when the step under way began.
+    private var room: Int
+    /// The map's page size.
+    private let pageSize: Int
+
+    /// A step commits once its writes reach this many puts or this many bytes of map (``WriteDemand/mapBytes``): the
+    /// pages a transaction changes stay in memory until it commits, and index entries land on pages of their own.
+    static let maximumPuts = 8_192
+    static let maximumBytes = 8 << 20
 
     fileprivate init(environment: Environment, instrumentation: Instrumentation, commitsSteps: Bool) throws {
         self.environment = environment
         self.instrumentation = instrumentation
         self.commitsSteps = commitsSteps
         transaction = try Self.begin(environment)
+        do {
+            (room, pageSize) = try environment.freeBytesAndPageSize()
+        } catch {
+            transaction.abort()
+            environment.growth.unlock()
+            throw error
+        }
     }
 
     /// Begins a write transaction with the growth lock held shared (released when it ends), adopting a map another
@@ -51,15 +77,53 @@ final class SteppedWrite {
         }
     }
 
-    /// Commits the current transaction — after `beforeCommit` wrote what must go with it — and begins the next,
-    /// growing the map between them when less than half of it is free. Does nothing when steps don't commit.
-    /// - Throws: `storageFull` when the step filled the map (nothing of it is committed; the map has grown).
-    func step(beforeCommit: (Transaction) throws -> Void) throws {
+    /// Commits the step under way and begins the next (``step(beforeCommit:reserving:)``) when it has written
+    /// ``maximumPuts`` or ``maximumBytes``, or when a write of `bytes` more might not fit in half of what was free
+    /// when it began — counting, at worst, a page copied for every write besides what it stores. Call it before each
+    /// write, with no cursor of ``transaction`` open. Does nothing when steps don't commit.
+    func stepIfDue(before bytes: Int, beforeCommit: (Transaction) throws -> Void) throws {
+        try checkUsable()
         guard commitsSteps else { return }
-        try commit(beforeCommit)
-        try environment.growAheadOfNeed(reservingMultipleOfUsed: 0, instrumentation: instrumentation)
-        transaction = try Self.begin(environment)
-        isOpen = true
+        let demand = transaction.demand
+        var next = WriteDemand()
+        next.record(key: 0, value: bytes)
+        let (needed, overflow) = demand.worstCaseBytes(pageSize: pageSize)
+            .addingReportingOverflow(next.worstCaseBytes(pageSize: pageSize))
+        guard
+            overflow || needed > room / 2 || demand.puts >= Self.maximumPuts || demand.mapBytes >= Self.maximumBytes
+        else { return }
+        try step(beforeCommit: beforeCommit, reserving: next.worstCaseBytes(pageSize: pageSize))
+    }
+
+    /// Commits the current transaction — after `beforeCommit` wrote what must go with it — and begins the next,
+    /// growing the map between them when less than half of it is free, or less than twice `bytes`. Does nothing when
+    /// steps don't commit.
+    /// - Throws: `storageFull` when the step filled the map (nothing of it is committed; the map has grown);
+    ///   `backend` when a cursor of the transaction is open (a programmer error: committing would end it, and
+    ///   growing the map would leave it reading pages no longer mapped).
+    private func step(beforeCommit: (Transaction) throws -> Void, reserving bytes: Int) throws {
+        guard commitsSteps else { return }
+        guard transaction.openCursors == 0 else {
+            throw PersistenceError(
+                .backend, "a step of a stepped write was due while a cursor of its transaction was open")
+        }
+        do {
+            try commit(beforeCommit)
+            let (twice, overflow) = bytes.multipliedReportingOverflow(by: 2)
+            try environment.growAheadOfNeed(
+                reservingMultipleOfUsed: 0, reservingBytes: overflow ? .max : twice, instrumentation: instrumentation)
+            transaction = try Self.begin(environment)
+            isOpen = true
+            room = try environment.freeBytesAndPageSize().free
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Throws what ended the write early, if anything did: call before using ``transaction``.
+    func checkUsable() throws {
+        if let failure { throw failure }
     }
 
     /// Commits the current transaction and ends the write (the growth lock released).
@@ -106,6 +170,8 @@ extension Environment {
             let result: R
             do {
                 result = try body(write)
+                // `body` may have caught a step's failure: what it wrote since is lost with that step.
+                try write.checkUsable()
             } catch {
                 // A step that filled the map ends the body (a read after the map filled throws): say so.
                 let full = write.transaction.sawMapFull ? write.transaction.demand : nil

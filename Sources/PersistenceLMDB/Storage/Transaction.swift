@@ -13,6 +13,10 @@ final class Transaction {
     private var isOpen = true
     /// The transaction this one is nested in (a savepoint), if any.
     private let parent: Transaction?
+    /// How many cursors of this transaction are open (``withCursor(_:_:)``): a stepped write commits a step only
+    /// when none is, since committing ends the cursors with the transaction and growing the map between steps remaps
+    /// the pages they point into.
+    private(set) var openCursors = 0
     /// Set when an operation hit `MDB_MAP_FULL`: the transaction is then unusable and is rolled back whole — the
     /// enclosing ones too, since a nested transaction's failure leaves its parent's pages in doubt.
     private(set) var sawMapFull = false {
@@ -137,11 +141,9 @@ final class Transaction {
     /// Deletes `key` (or, in a sorted-duplicates database, the pair `key`/`value`); returns whether it existed.
     @discardableResult
     func delete(_ dbi: MDB_dbi, _ key: Data, value: Data? = nil) throws -> Bool {
-        // A delete copies the pages it changes: measured like a small write once the map is full.
-        guard !sawMapFull else {
-            record(key: key.count, value: 0)
-            return true
-        }
+        // A delete copies the pages it changes: measured like a small write (so a stepped write counts it too).
+        record(key: key.count, value: 0)
+        guard !sawMapFull else { return true }
         return try key.withMDBVal { keyVal in
             let code: Int32
             if let value {
@@ -186,28 +188,29 @@ final class Transaction {
         }
     }
 
-    /// ``forEach(_:_:)`` from the first key after `after` (from the first key when `nil`): how a walk goes on in
-    /// the next transaction (``SteppedWrite``), where the last one's cursor is gone.
-    func forEach(
-        _ dbi: MDB_dbi, after: Data?, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
-    ) throws {
-        guard let after else { return try forEach(dbi, body) }
+    /// The first key of `dbi` after `after` (the first key when `nil`) and its value, both copied out; `nil` past the
+    /// last key. A walk made of these calls holds no cursor between records, so it may span the steps of a
+    /// ``SteppedWrite`` and the map's growth between them; each call finds the next key as the database is then.
+    func record(_ dbi: MDB_dbi, after: Data?) throws -> (key: Data, value: Data)? {
         try withCursor(dbi) { cursor in
             var key = MDB_val()
             var value = MDB_val()
-            var code = try after.withMDBVal { start in
-                key = start
-                return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+            var code: Int32
+            if let after {
+                code = try after.withMDBVal { start in
+                    key = start
+                    return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+                }
+                // MDB_SET_RANGE stops at `after` itself when it is still there.
+                if code == MDB_SUCCESS, key.bytes.elementsEqual(after) {
+                    code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+                }
+            } else {
+                code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
             }
-            // MDB_SET_RANGE stops at `after` itself when it is still there.
-            if code == MDB_SUCCESS, key.bytes.elementsEqual(after) {
-                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-            }
-            while code == MDB_SUCCESS {
-                guard try body(key.bytes, value.bytes) else { return }
-                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-            }
-            if code != MDB_NOTFOUND { try check(code, "could not iterate") }
+            if code == MDB_NOTFOUND { return nil }
+            try check(code, "could not iterate")
+            return (key.copiedData, value.copiedData)
         }
     }
 
@@ -247,7 +250,11 @@ final class Transaction {
         var cursor: OpaquePointer?
         try check(mdb_cursor_open(handle, dbi, &cursor), "could not open a cursor")
         guard let cursor else { throw PersistenceError(.backend, "LMDB returned no cursor") }
-        defer { mdb_cursor_close(cursor) }
+        openCursors += 1
+        defer {
+            mdb_cursor_close(cursor)
+            openCursors -= 1
+        }
         return try body(cursor)
     }
 }
@@ -300,6 +307,14 @@ struct WriteDemand {
     var mapBytes: Int {
         let (doubled, overflowA) = nodeBytes.multipliedReportingOverflow(by: 3)
         let (total, overflowB) = doubled.addingReportingOverflow(overflowBytes)
+        return overflowA || overflowB ? .max : total
+    }
+
+    /// ``mapBytes`` plus a page for every put: the most the write can need when each put changes a page of its own
+    /// (random keys, as in an index, copy a whole page for a small entry).
+    func worstCaseBytes(pageSize: Int) -> Int {
+        let (pages, overflowA) = puts.multipliedReportingOverflow(by: pageSize)
+        let (total, overflowB) = mapBytes.addingReportingOverflow(pages)
         return overflowA || overflowB ? .max : total
     }
 }

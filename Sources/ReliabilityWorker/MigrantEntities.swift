@@ -58,3 +58,35 @@ struct MigrantV2: Entity, Equatable {
                 [.transform("Migrant", ["amount": .value { source in Int(try source.string("amount") ?? "") ?? -1 }])])
         ])
 }
+
+/// What the block of the migration-with-growth scenario (`migrate --grows`) creates: a companion per migrant, every
+/// 25th larger than a page, indexed by its owner.
+struct Companion: Entity, Equatable {
+    var id: Int64
+    var name: String
+    var ownerID: Int64
+    static let indexes: [Index] = [.on("ownerID")]
+
+    static func expected(_ id: Int64) -> Companion {
+        Companion(
+            id: id,
+            name: "companion of migrant \(id), a patient one" + String(repeating: "c", count: id % 25 == 0 ? 6_000 : 0),
+            ownerID: id)
+    }
+}
+
+extension MigrantV2 {
+    /// The model of the migration-with-growth scenario: the migrants and their companions.
+    static let grownModel = Model(version: 2, entities: [MigrantV2.self, Companion.self])
+
+    /// Its block: the shipped one, creating each migrant's companion while it enumerates them — so that steps commit,
+    /// and a small map grows between them, while the enumeration is under way.
+    static let growingMigration: MigrationBlock = { migration, _ in
+        try migration.renameProperty(onType: "Migrant", from: "name", to: "fullName")
+        try migration.enumerateObjects(ofType: "Migrant") { old, new in
+            try new?.set("amount", to: Int(try old?.string("amount") ?? "") ?? -1)
+            guard let id = try old?.int64("id") else { return }
+            try migration.create(Companion.expected(id))
+        }
+    }
+}

@@ -23,6 +23,13 @@ struct Migrate: ParsableCommand {
     @Flag(help: "Print a JSON summary of the store's state instead of migrating.")
     var check = false
 
+    @Flag(
+        help: """
+            LMDB: migrate from a 1 MiB map, which the migration outgrows several times, with a block that also \
+            creates a companion per migrant (the model of version 2 has them).
+            """)
+    var grows = false
+
     static let passphrase = "migrate"
 
     func run() throws {
@@ -34,10 +41,13 @@ struct Migrate: ParsableCommand {
             try WorkerOutput.json(summary())
         } else {
             WorkerOutput.line("opening")
-            let count = try open(MigrantV2.model, migrating: true, CountWork<MigrantV2>())
+            let count = try open(version2, migrating: true, CountWork<MigrantV2>())
             WorkerOutput.line("migrated \(count)")
         }
     }
+
+    /// The model of schema version 2: with the companions when the migration grows the map.
+    private var version2: Model { grows ? MigrantV2.grownModel : MigrantV2.model }
 
     /// Opens the store with `model` and runs `work` on it; `migrating` gives the builder what migrates a v1 store.
     private func open<W: StoreWork>(_ model: Model, migrating: Bool = false, _ work: W) throws -> W.Output {
@@ -53,7 +63,9 @@ struct Migrate: ParsableCommand {
                 databaseName: StoreOptions.databaseName, passphrase: Self.passphrase, model: model)
             builder.directory = url
             builder.keyDerivation = .scrypt(logN: 10, blockSize: 8, parallelism: 1)
-            if migrating { builder.migrationBlock = MigrantV2.migration }
+            if migrating { builder.migrationBlock = grows ? MigrantV2.growingMigration : MigrantV2.migration }
+            // Not when seeding: one write of every record would fill a map that small.
+            if grows && seed == nil { builder.initialMapSize = 1 << 20 }
             return try work.run(builder.create())
         }
     }
@@ -66,8 +78,8 @@ struct Migrate: ParsableCommand {
         } catch let error as PersistenceError where error.code == .invalidConfiguration {
             do {
                 return try open(
-                    MigrantV2.model,
-                    SummaryWork<MigrantV2>(state: "new", indexed: Field("amount") == 7) { records in
+                    version2,
+                    SummaryWork<MigrantV2>(state: "new", indexed: Field("amount") == 7, companions: grows) { records in
                         records.count { $0.amount == 7 }
                     })
             } catch {
@@ -105,15 +117,25 @@ private struct SummaryWork<M: Migrant>: StoreWork {
     let state: String
     /// A query an index answers, and how many records it must count.
     let indexed: Condition
+    /// Whether the store must hold each record's companion too (`migrate --grows`, migrated).
+    var companions = false
     let expectedCount: ([M]) -> Int
     func run<D: Database>(_ db: D) throws -> MigrationSummary {
         let records: [M] = try db.recover()
         let sound = try db.verify().isSound
         let indexedCount = try db.count(M.self, where: indexed)
+        var companionsRight = true
+        if companions {
+            let stored: [Companion] = try db.recover()
+            let owned = try db.count(Companion.self, where: Field("ownerID") == 7)
+            companionsRight =
+                stored.count == records.count && owned == (records.count >= 7 ? 1 : 0)
+                && stored.enumerated().allSatisfy { $0.element == Companion.expected(Int64($0.offset + 1)) }
+        }
         return MigrationSummary(
             state: state, records: records.count,
             consistent: records.enumerated().allSatisfy { $0.element == M.expected(Int64($0.offset + 1)) }
-                && indexedCount == expectedCount(records) && sound)
+                && indexedCount == expectedCount(records) && sound && companionsRight)
     }
 }
 

@@ -13,7 +13,9 @@ import Testing
 /// kill -9 at random moments while a child process migrates a store from schema version 1 to 2 (a rename, a String →
 /// Int conversion — in a migration block on encrypted LMDB, in a mapping model on SQLite, whose backup is made first —
 /// an added attribute with a default, an index dropped and one built): after every kill the store opens either fully
-/// old or fully migrated — every record, the index and the integrity check right for that version — never a mix.
+/// old or fully migrated — every record, the index and the integrity check right for that version — never a mix. On
+/// LMDB also from a 1 MiB map that the migration outgrows several times, its block creating a record per record it
+/// enumerates: the map grows between the migration's steps while the enumeration goes on.
 @Suite("kill -9 during a migration")
 struct MigrationKillTests {
     struct Summary: Decodable {
@@ -33,8 +35,22 @@ struct MigrationKillTests {
 
     @Test("the store is fully old or fully migrated after every kill", arguments: ["lmdb", "sqlite"])
     func killLoop(backend: String) throws {
-        let kills = max(50, ReliabilitySize.kills)
-        let records = Self.records(backend)
+        try killLoop(backend: backend, kills: max(50, ReliabilitySize.kills), records: Self.records(backend))
+    }
+
+    /// Records in the LMDB store migrated from a small map: `RELIABILITY_GROWTH_MIGRATION_RECORDS` (2,000 by default).
+    static var growthRecords: Int {
+        ProcessInfo.processInfo.environment["RELIABILITY_GROWTH_MIGRATION_RECORDS"].flatMap { Int($0) } ?? 2_000
+    }
+
+    @Test("the store is fully old or fully migrated after every kill of a migration that grows the map")
+    func killLoopWhileTheMapGrows() throws {
+        try killLoop(backend: "lmdb", kills: ReliabilitySize.kills, records: Self.growthRecords, options: ["--grows"])
+    }
+
+    /// Seeds a store of `records`, migrates a copy once to the end, then `kills` times migrates a fresh copy and kills
+    /// the worker at a random moment, checking the store after each kill; `options` go to every `migrate` but the seed.
+    private func killLoop(backend: String, kills: Int, records: Int, options: [String] = []) throws {
         let file = backend == "sqlite" ? "Reliability.sqlite" : "Reliability.lmdb"
         var generator = SeededGenerator(seed: ReliabilitySize.seed &+ 131)
         try withTemporaryDirectory { directory in
@@ -49,24 +65,24 @@ struct MigrationKillTests {
             try fresh(store, from: seeded, file)
             let started = Date()
             let (lines, finished) = try WorkerProcess.run(
-                ["migrate", "--backend", backend, "--directory", store.path],
+                ["migrate", "--backend", backend, "--directory", store.path] + options,
                 errorFile: directory.appendingPathComponent("full.stderr"))
             let duration = Date().timeIntervalSince(started)
             try #require(finished == .exit(0) && lines.last == "migrated \(records)", "\(lines)")
-            try #require(try check(backend, store, directory, -1).state == "new")
+            try #require(try check(backend, store, directory, -1, options).state == "new")
 
             var outcomes: [String: Int] = [:]
             for round in 0..<kills {
                 try fresh(store, from: seeded, file)
                 let worker = try WorkerProcess(
-                    ["migrate", "--backend", backend, "--directory", store.path],
+                    ["migrate", "--backend", backend, "--directory", store.path] + options,
                     errorFile: directory.appendingPathComponent("migrate-\(round).stderr"))
                 // Up to 1.2 × a whole run: most kills land inside the migration's transaction.
                 usleep(UInt32.random(in: 0..<UInt32(max(1_000, duration * 1_200_000)), using: &generator))
                 worker.kill()
                 let output = worker.remainingLines()
                 let termination = worker.wait()
-                let summary = try check(backend, store, directory, round)
+                let summary = try check(backend, store, directory, round, options)
                 try #require(
                     summary.consistent && summary.records == records,
                     "round \(round): \(summary) after \(termination), worker said \(output): \(worker.errors)")
@@ -83,7 +99,7 @@ struct MigrationKillTests {
             }
             #expect(outcomes.keys.allSatisfy { ["old", "new"].contains($0) })
             print(
-                "reliability kill -9 during \(backend) migrations: \(kills) kills of a \(records)-record migration "
+                "reliability kill -9 during \(backend) migrations\(options.isEmpty ? "" : " " + options.joined()): \(kills) kills of a \(records)-record migration "
                     + "(\(Int(duration * 1000)) ms uninterrupted), \(outcomes["old", default: 0]) fully old, "
                     + "\(outcomes["new", default: 0]) fully migrated, never mixed")
         }
@@ -97,9 +113,11 @@ struct MigrationKillTests {
             at: seeded.appendingPathComponent(file), to: store.appendingPathComponent(file))
     }
 
-    private func check(_ backend: String, _ store: URL, _ directory: URL, _ round: Int) throws -> Summary {
+    private func check(_ backend: String, _ store: URL, _ directory: URL, _ round: Int, _ options: [String]) throws
+        -> Summary
+    {
         let (lines, termination) = try WorkerProcess.run(
-            ["migrate", "--backend", backend, "--directory", store.path, "--check"],
+            ["migrate", "--backend", backend, "--directory", store.path, "--check"] + options,
             errorFile: directory.appendingPathComponent("check-\(round).stderr"))
         try #require(termination == .exit(0))
         return try JSONDecoder().decode(Summary.self, from: Data(try #require(lines.last).utf8))

@@ -134,6 +134,10 @@ struct ReadOnlyAccessTests {
                     }
                 }
             }
+            let json = try runner.run(["verify", "--json", locked.appendingPathComponent("Shop.sqlite").path])
+            #expect(json.status == 77, "\(json.errors)")
+            let why = try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any]
+            #expect(why?["exitStatus"] as? Int == 77, "\(json.output)")
             let listing = try runner.run(["stores", locked.path])
             #expect(listing.status == 77, "\(listing.status) \(listing.output) \(listing.errors)")
             #expect(!listing.output.contains("no stores"))

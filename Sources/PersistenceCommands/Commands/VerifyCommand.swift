@@ -30,9 +30,7 @@ struct VerifyCommand<App: StoreCommands>: ParsableCommand {
         let address = try arguments.address()
         if inProcess { return try check() }
         // A store this process may not read is 77 here, before a child is started (or a passphrase asked for).
-        if let file = address.locator.file {
-            try reportingErrors(arguments.store) { try StoreAccess.checkReadable(file) }
-        }
+        try CheckingProcess.checkReadable(address.locator.file, store: arguments.store, json: json)
         // The child is this executable with this command line, whatever path of subcommands led here.
         let childArguments = Array(CommandLine.arguments.dropFirst()) + ["--in-process"]
         let asks = try address.backend == "lmdb" && arguments.passphrase.source() == nil

@@ -55,6 +55,21 @@ package enum CheckingProcess {
         throw ExitCode(ToolExit.unreadable.rawValue)
     }
 
+    /// Refuses, before a child is started (or a passphrase asked for), a store's file this process may not read:
+    /// one line and, with `json`, the JSON document saying why.
+    /// - Throws: `ExitCode` ``ToolExit/permission``.
+    package static func checkReadable(_ file: URL?, store: String, json: Bool) throws {
+        guard let file else { return }
+        do {
+            try StoreAccess.checkReadable(file)
+        } catch let error as PersistenceError {
+            FileHandle.standardError.write(Data("\(commandName): \(store): \(error.message)\n".utf8))
+            VerificationText.printFailure(
+                store: store, status: ToolExit.permission.rawValue, reason: error.message, json: json)
+            throw ExitCode(ToolExit.permission.rawValue)
+        }
+    }
+
     /// The child's side: prints `report` as one line of JSON for the parent.
     package static func send(_ report: VerificationReport) throws {
         Swift.print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))

@@ -28,7 +28,7 @@ struct Verify: ParsableCommand {
         let locator = try locator(store)
         if inProcess { return try check(locator) }
         // A store this process may not read is 77 here, before a child is started (or a passphrase asked for).
-        if let file = locator.file { try reportingErrors(store) { try StoreAccess.checkReadable(file) } }
+        try CheckingProcess.checkReadable(locator.file, store: store, json: json)
         let asks = try locator.backend == .lmdb && passphrase.source() == nil
         let report = try CheckingProcess.report(
             arguments(), store: store, askPassphrase: asks ? "Passphrase of \(locator)" : nil, json: json)

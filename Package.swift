@@ -47,8 +47,6 @@ let package = Package(
         // Sync over HTTP: the server handler mounts in Hummingbird, the client transport runs on async-http-client.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.30.0"),
-        // CSV for the store tools' export: only PersistenceCommands depends on it.
-        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
         // The `@Entity` macro's compiler plugin: only PersistenceMacros depends on it.
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
     ],
@@ -189,7 +187,6 @@ let package = Package(
             dependencies: [
                 "PersistenceCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "CSV", package: "CSV.swift"),
             ],
             swiftSettings: swiftSettings
         ),

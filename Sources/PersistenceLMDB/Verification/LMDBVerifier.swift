@@ -98,6 +98,11 @@ struct LMDBVerifier {
                     VerificationProblem(
                         kind, entity: entity, primaryKey: keyText, attribute: attribute, message: message))
             }
+            // The walk reads the leaves in order; a lookup searches from the root. A damaged key in a branch page
+            // leaves the walk whole but sends a lookup elsewhere: the record is then missing from every read by key.
+            if try transaction.withValue(store.dbi, keyData, { _ in () }) == nil {
+                problem(.recordUnreadable, "a lookup by the record's key does not find it: a page above it is damaged")
+            }
             if sealer.isEncrypted { noteNonce(of: stored) }
             let values: [Value]
             do {

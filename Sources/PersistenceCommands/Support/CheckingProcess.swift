@@ -90,11 +90,7 @@ package enum CheckingProcess {
     /// Runs this executable with `arguments` (Foundation's `Process`), feeding `passphrase` on standard input.
     package static func run(_ arguments: [String], passphrase: String?) throws -> Result {
         let process = Process()
-        #if os(Linux)
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        #else
-            process.executableURL = Bundle.main.executableURL
-        #endif
+        process.executableURL = ChildProcess.executable
         process.arguments = arguments
         process.environment = ChildProcess.environment
         let output = Pipe()

@@ -18,6 +18,15 @@ package enum ChildProcess {
     /// The hidden flag that makes a command do its work in this process (what the parent adds for the child).
     package static let inProcessFlag = "--in-process"
 
+    /// This executable, which the child processes run again.
+    package static var executable: URL? {
+        #if os(Linux)
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        #else
+            Bundle.main.executableURL
+        #endif
+    }
+
     /// This process's environment for a child: the Swift runtime's backtrace is turned off, since a crash on a damaged
     /// file is an answer the parent gives in one line, not a program's bug to print pages about.
     package static var environment: [String: String] {
@@ -39,11 +48,7 @@ package enum ChildProcess {
     package static func run(_ arguments: [String], store: String, making: URL? = nil) throws {
         let before = making.map { Set(leftovers(of: $0)) } ?? []
         let process = Process()
-        #if os(Linux)
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        #else
-            process.executableURL = Bundle.main.executableURL
-        #endif
+        process.executableURL = executable
         process.arguments = arguments
         process.environment = environment
         process.standardInput = FileHandle.standardInput

@@ -156,9 +156,10 @@ public final class LMDBDatabase: FileBackedDatabase, MigratingDatabase, Sendable
     /// The context of a transaction, after checking that no other process migrated the store under this database.
     private func makeContext(_ transaction: Transaction, _ recorder: ChangeRecorder?) throws -> LMDBContext {
         try stamp.check(metaDBI, transaction)
-        return LMDBContext(
+        let storage = LMDBStorage(
             transaction: transaction, stores: stores, sealer: try sealer, metaDBI: metaDBI, aliasDBI: aliasDBI,
-            recorder: recorder, instrumentation: instrumentation)
+            instrumentation: instrumentation)
+        return LMDBContext(storage: storage, graph: stores.graph, recorder: recorder, instrumentation: instrumentation)
     }
 
     @discardableResult

@@ -111,7 +111,7 @@ struct StoreOpening {
                 }
                 let names = try DatabaseNames.read(metaDBI, transaction)
                 stamp = try MigrationStamp(metaDBI, transaction, schemaVersion: builder.schemaVersion)
-                aliasDBI = try environment.database(named: LMDBContext.aliasDatabaseName, flags: 0, in: transaction)
+                aliasDBI = try environment.database(named: LMDBStorage.aliasDatabaseName, flags: 0, in: transaction)
                 stores = try layouts.map {
                     try EntityStore(
                         layout: $0, names: names.physical, environment: environment, transaction: transaction)

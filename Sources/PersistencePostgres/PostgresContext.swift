@@ -1,4 +1,4 @@
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PostgresNIO
 
 /// The transaction context of a ``PostgresDatabase``: the typed operations of `DatabaseContext`, and raw SQL with

@@ -1,4 +1,4 @@
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// The storage a backend gives one step of a mapping-model migration, inside the transaction that opens the store
 /// (nothing here commits). ``MigrationStepRunner`` drives it through the step's three stages.

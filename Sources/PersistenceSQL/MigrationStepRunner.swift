@@ -1,4 +1,4 @@
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// Runs one planned step of a mapping-model migration on a backend's ``MigrationStepBackend``, inside the
 /// transaction that opens the store.

@@ -1,4 +1,4 @@
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// What differs between the SQL backends' aggregate text: how each function is written for a column's type, and
 /// how an ascending sort puts `nil` first.

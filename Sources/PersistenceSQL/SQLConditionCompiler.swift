@@ -1,4 +1,4 @@
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// What differs between the SQL backends' condition text: placeholders, boolean literals, null-safe equality and
 /// substring search.

@@ -164,7 +164,9 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
             rollback: { if !connection.isAutocommit { try? connection.execute("ROLLBACK") } },
             context: { recorder in
                 SQLiteContext(
-                    connection: connection, mappings: mappings, recorder: recorder, instrumentation: instrumentation)
+                    storage: SQLiteStorage(
+                        connection: connection, mappings: mappings, instrumentation: instrumentation),
+                    graph: mappings.graph, recorder: recorder, instrumentation: instrumentation)
             }, body)
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import PersistenceSQLite
 import PersistenceTesting
 import Testing

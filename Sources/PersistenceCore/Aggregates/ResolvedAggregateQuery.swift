@@ -2,7 +2,7 @@ import Foundation
 
 /// An ``AggregateQuery`` checked against an entity's layout: what every backend computes — the SQL backends in SQL,
 /// LMDB in one streaming pass (``evaluate(_:)``).
-package struct ResolvedAggregateQuery: Sendable {
+@_spi(PersistenceBackend) public struct ResolvedAggregateQuery: Sendable {
     /// One aggregate with its attribute resolved.
     package struct Column: Sendable {
         package let function: Aggregate.Function

@@ -2,7 +2,7 @@
 ///
 /// Backends compile this, never the unchecked ``Condition``: every name in it exists and every value has a type
 /// the attribute can be compared with.
-package indirect enum ResolvedCondition: Sendable {
+@_spi(PersistenceBackend) public indirect enum ResolvedCondition: Sendable {
     case comparison(Int, ComparisonOperator, Value)
     case oneOf(Int, [Value])
     case contains(Int, String)
@@ -43,7 +43,7 @@ package indirect enum ResolvedCondition: Sendable {
 }
 
 /// A query checked against a layout.
-package struct ResolvedQuery: Sendable {
+@_spi(PersistenceBackend) public struct ResolvedQuery: Sendable {
     package var condition: ResolvedCondition?
     /// Sort keys as (position, ascending), ending with the primary key.
     package var sort: [(position: Int, ascending: Bool)]

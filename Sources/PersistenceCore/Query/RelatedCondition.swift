@@ -4,7 +4,7 @@
 ///
 /// A to-one links its foreign key (`local`) to the target's primary key (`remote`); a to-many links the primary key
 /// (`local`) to the target's foreign key (`remote`). A `nil` local value has no related records.
-package struct RelatedCondition: Sendable {
+@_spi(PersistenceBackend) public struct RelatedCondition: Sendable {
     /// The relationship's name.
     package let name: String
     /// The linking attribute's position in this entity's layout.
@@ -23,7 +23,7 @@ package struct RelatedCondition: Sendable {
 
 /// The answer to a ``RelatedCondition`` computed ahead of a scan: for each value of the linking attribute, how many
 /// related records match.
-package struct RelatedCounts: Sendable {
+@_spi(PersistenceBackend) public struct RelatedCounts: Sendable {
     /// Matching related records per linked value (values with none are absent).
     package let counts: [Value: Int]
     package let count: CountComparison

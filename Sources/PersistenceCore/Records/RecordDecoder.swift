@@ -118,8 +118,7 @@ package enum RecordDecoder {
 /// record costs no decoder state of its own.
 ///
 /// Not thread-safe, and not reentrant across records: decode one record at a time.
-@usableFromInline
-package final class RecordReader {
+@_documentation(visibility: internal) public final class RecordReader {
     @usableFromInline package let layout: RecordLayout
     /// The values of the record to decode next, in layout order. A backend refills it for each record, keeping
     /// its capacity, so reading a row allocates no array.

@@ -4,8 +4,7 @@
 ///
 /// The typed reads let an entity's own `init(record:)` (and `@Entity`'s) take a `String` or an integer from the row
 /// without a ``Value`` in between; each answers what ``StoredAttribute/init(storedValue:)`` would for the value.
-@usableFromInline
-package protocol RecordRow: AnyObject {
+@_documentation(visibility: internal) public protocol RecordRow: AnyObject {
     /// The value at `position`.
     func value(at position: Int) -> Value
     /// The text at `position`: `.null` for a stored `nil`, `.mismatch` for any other kind of value.
@@ -42,8 +41,7 @@ extension RecordRow {
 }
 
 /// What one typed read of an attribute found.
-@usableFromInline
-package enum ColumnRead<T> {
+@_documentation(visibility: internal) public enum ColumnRead<T> {
     /// A value of the type asked for.
     case value(T)
     /// A stored `nil`.

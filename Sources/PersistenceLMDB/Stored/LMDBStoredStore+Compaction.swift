@@ -73,8 +73,9 @@ extension LMDBStoredStore {
             throw PersistenceError(.ioFailure, "the compacted copy could not be reopened", nativeCode: errno)
         }
         defer { closeDescriptor(descriptor) }
-        var status = stat()
-        if stat(file.path, &status) == 0 { _ = fchmod(descriptor, status.st_mode & 0o7777) }
+        if let mode = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.posixPermissions] as? Int {
+            _ = fchmod(descriptor, mode_t(mode & 0o7777))
+        }
         guard fsync(descriptor) == 0 else {
             throw PersistenceError(.ioFailure, "the compacted copy could not be synced to disk", nativeCode: errno)
         }

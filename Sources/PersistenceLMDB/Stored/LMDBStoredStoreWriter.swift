@@ -8,8 +8,8 @@ package import PersistenceCore
 ///
 /// The store is what ``LMDBBuilder`` would have made for the same schema, version and passphrase: the same metadata
 /// (`StoreOpening.initialize`), a format-3 key record with new random keys wrapped under the passphrase, every
-/// entity's and index's database, the records sealed and indexed by the context's own insert
-/// (`LMDBContext.insert(_:into:)`, the nonce counter persisted with them). So an app's builder with a matching model
+/// entity's and index's database, the records sealed and indexed by the storage's own insert
+/// (`LMDBStorage.insert(_:into:)`, the nonce counter persisted with them). So an app's builder with a matching model
 /// and the same passphrase opens it as its own.
 ///
 /// The temporary file is `.<name>.<UUID>.lmdb-partial`, with LMDB's `-lock` file beside it; both go at
@@ -20,7 +20,7 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
     private let temporary: URL
     private let environment: Environment
     private let transaction: Transaction
-    private let context: LMDBContext
+    private let storage: LMDBStorage
     /// Each entity's databases by entity name.
     private let stores: [String: EntityStore]
     private var finished = false
@@ -75,7 +75,7 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
             try StoreOpening.initialize(
                 meta, transaction, schema: StoreGate.schemaJSON(layouts.map(\.entity)), schemaVersion: schemaVersion,
                 keyRecord: keys?.1)
-            let aliases = try environment.database(named: LMDBContext.aliasDatabaseName, flags: 0, in: transaction)
+            let aliases = try environment.database(named: LMDBStorage.aliasDatabaseName, flags: 0, in: transaction)
             var stores: [String: EntityStore] = [:]
             for layout in layouts {
                 guard stores[layout.entity.name] == nil else {
@@ -85,12 +85,11 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
                     layout: layout, environment: environment, transaction: transaction)
             }
             if transaction.sawMapFull { throw Self.mapFull(file) }
-            // The context's insert, with no model of types behind it: it uses only the entity stores it is handed.
-            context = LMDBContext(
+            // The storage's insert, with no model of types behind it: it uses only the entity stores it is handed.
+            storage = LMDBStorage(
                 transaction: transaction,
                 stores: try EntityLookup(model: Model(version: schemaVersion, entities: []), storage: []),
-                sealer: ValueSealer(keys: keys?.0), metaDBI: meta, aliasDBI: aliases, recorder: nil,
-                instrumentation: .off)
+                sealer: ValueSealer(keys: keys?.0), metaDBI: meta, aliasDBI: aliases, instrumentation: .off)
             self.stores = stores
             self.transaction = transaction
             self.environment = environment
@@ -115,7 +114,7 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
         do {
             // Checks unique indexes, then the primary key, before writing: a refused record leaves nothing, and the
             // writer goes on.
-            try context.insert(values, into: store)
+            try storage.insert(values, into: store)
         } catch let error as PersistenceError where Self.refusals.contains(error.code) && !transaction.sawMapFull {
             throw error
         } catch {
@@ -136,15 +135,15 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
         finished = true
         do {
             // The nonce counter goes with the records it sealed.
-            try context.prepareCommit()
-            context.expire()
+            try storage.prepareCommit()
+            storage.expire()
             if transaction.sawMapFull { throw Self.mapFull(file) }
             try transaction.commit()
             try environment.close()
             Self.remove(URL(fileURLWithPath: temporary.path + "-lock"))
             try NewStoreFile.moveIntoPlace(temporary, to: file)
         } catch {
-            context.expire()
+            storage.expire()
             transaction.abort()
             try? environment.close()
             Self.remove(temporary)
@@ -155,7 +154,7 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
     package func discard() {
         guard !finished else { return }
         finished = true
-        context.expire()
+        storage.expire()
         transaction.abort()
         try? environment.close()
         Self.remove(temporary)

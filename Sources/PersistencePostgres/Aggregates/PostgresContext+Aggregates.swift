@@ -1,4 +1,4 @@
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PersistenceSQL
 import PostgresNIO
 

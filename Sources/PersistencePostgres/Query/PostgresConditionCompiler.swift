@@ -1,4 +1,4 @@
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import PersistenceSQL
 
 /// Compiles checked conditions and queries into PostgreSQL SQL with bound arguments (`$1…`).

@@ -1,4 +1,4 @@
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import PersistenceSQL
 import PostgresNIO
 

@@ -11,8 +11,8 @@ extension SQLiteDatabase {
         get throws {
             guard fileURL != nil else { return 0 }
             return try read { context in
-                let pages = try context.connection.scalar("PRAGMA freelist_count")
-                let size = try context.connection.scalar("PRAGMA page_size")
+                let pages = try context.storage.connection.scalar("PRAGMA freelist_count")
+                let size = try context.storage.connection.scalar("PRAGMA page_size")
                 guard case .integer(let free)? = pages, case .integer(let bytes)? = size else { return 0 }
                 return Int(free * bytes)
             }

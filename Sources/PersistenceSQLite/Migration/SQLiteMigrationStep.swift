@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import PersistenceSQL
 
 /// The storage of one step of a mapping-model migration on the writer connection, inside the transaction that
@@ -212,7 +212,7 @@ final class SQLiteMigrationStep: MigrationStepBackend {
 
     func renameAliasTargets(from old: String, to new: String) throws {
         // The alias table is made with the first alias.
-        let table = SQLiteContext.aliasTable
+        let table = SQLiteStorage.aliasTable
         guard
             try connection.scalar(
                 "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?", [.text(table)])

@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import PersistenceSQL
 
 /// Compiles checked conditions (through the core's `SQLConditionCompiler`) and queries into SQLite's SQL with

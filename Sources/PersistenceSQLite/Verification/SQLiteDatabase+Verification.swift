@@ -28,7 +28,7 @@ extension SQLiteDatabase {
         var finished: VerificationReport?
         do {
             return try read { context in
-                var verifier = SQLiteVerifier(connection: context.connection, mappings: mappings.all)
+                var verifier = SQLiteVerifier(connection: context.storage.connection, mappings: mappings.all)
                 var report = try verifier.run()
                 finished = report
                 try context.verifyReferences(into: &report)

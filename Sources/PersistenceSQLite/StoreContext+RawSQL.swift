@@ -1,7 +1,7 @@
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 
 /// Raw SQL with bound arguments, in the context's transaction.
-extension SQLiteContext {
+extension StoreContext where Storage == SQLiteStorage {
     /// Runs one SQL statement with arguments bound to its `?` parameters, in this transaction.
     ///
     /// - Parameters:
@@ -19,7 +19,7 @@ extension SQLiteContext {
         guard !statement.isReadOnly else { return 0 }
         // Raw SQL can change any table, its rows unnamed: every observer reads again.
         state.recorder?.recordEverything()
-        return connection.changes
+        return storage.connection.changes
     }
 
     /// The rows of one SQL query with arguments bound to its `?` parameters, in this transaction.
@@ -42,13 +42,13 @@ extension SQLiteContext {
     }
 
     private func prepare(_ sql: String) throws -> Statement {
-        let connection = try use(writing: false)
+        try use(writing: false)
         // Raw SQL may hold literal values: its text is never logged.
         state.instrumentation.trace("raw SQL statement (text not logged)", entity: "")
         ReadTracker.noteRawStatement()
-        let statement = try connection.statement(sql: sql)
+        let statement = try storage.connection.statement(sql: sql)
         if !statement.isReadOnly {
-            _ = try use(writing: true)
+            try use(writing: true)
         }
         return statement
     }

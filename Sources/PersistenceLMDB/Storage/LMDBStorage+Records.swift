@@ -1,9 +1,9 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
-/// How an ``LMDBContext`` stores records and their index entries, and finds the records a query selects.
-extension LMDBContext {
+/// How an ``LMDBStorage`` stores records and their index entries, and finds the records a query selects.
+extension LMDBStorage {
     /// The key bytes of a primary-key value, checked against LMDB's key size limit.
     func recordKey(_ value: Value, _ store: EntityStore) throws -> Data {
         try KeyCodec.recordKey(
@@ -32,7 +32,7 @@ extension LMDBContext {
         do {
             try sealer.open(stored, entity: store, key: key, into: &values)
         } catch let error as PersistenceError where error.code == .authenticationFailed {
-            state.instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
+            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
             throw error
         }
         _ = try checked(values, store)
@@ -196,7 +196,7 @@ extension LMDBContext {
         }
         if let condition, let answer = try candidates(condition, store) {
             for (key, filed) in answer.keys.sorted(by: { $0.key.precedesBytewise($1.key) }) {
-                try state.cancellation?.check()
+                try cancellation?.check()
                 // In a sound store every key an index holds names a record whose indexed value is the one it is
                 // filed under: anything else is damage, said as such — never a record quietly left out.
                 guard let values = try load(key, store) else {
@@ -211,10 +211,10 @@ extension LMDBContext {
             }
             return
         }
-        // One array for the whole scan, refilled in place while no visitor keeps it (see `LMDBContext.forEach`).
+        // One array for the whole scan, refilled in place while no visitor keeps it (see `LMDBStorage.scan`).
         var values: [Value] = []
         try transaction.forEach(store.dbi) { key, stored in
-            try state.cancellation?.check()
+            try cancellation?.check()
             try open(stored, store, key: key, into: &values)
             guard condition?.matches(values) ?? true else { return true }
             return try visit(key, values)
@@ -225,7 +225,7 @@ extension LMDBContext {
     /// matching records (through an index where one answers their condition), counting them per linked value.
     func answeringRelated(_ condition: ResolvedCondition) throws -> ResolvedCondition {
         try condition.answeringRelated { related in
-            let target = try stores.store(for: graph.types[related.target])
+            let target = stores.all[related.target]
             var counts: [Value: Int] = [:]
             try visitMatching(related.condition, target) { _, values in
                 let linked = values[related.remote]

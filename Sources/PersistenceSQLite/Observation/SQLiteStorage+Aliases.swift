@@ -4,11 +4,10 @@ import PersistenceSQL
 /// Aliases in the table `persistence_aliases`, one row per alias name and position: position -1 holds the entity
 /// and whether the alias is a list, positions 0… the primary keys in order (stored as the key column stores them).
 /// The table is created by the first alias set, so stores that never use aliases keep their layout.
-extension SQLiteContext {
+extension SQLiteStorage {
     static let aliasTable = "persistence_aliases"
 
     @_spi(PersistenceBackend) public func aliasTarget(named name: String) throws -> AliasTarget? {
-        let connection = try use(writing: false)
         guard try Self.hasAliasTable(connection) else { return nil }
         let statement = try connection.statement(
             sql: "SELECT position, entity, list, key FROM \(quote(Self.aliasTable)) WHERE name = ? ORDER BY position")
@@ -29,7 +28,6 @@ extension SQLiteContext {
     }
 
     @_spi(PersistenceBackend) public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
-        let connection = try use(writing: true)
         try connection.execute(
             "CREATE TABLE IF NOT EXISTS \(quote(Self.aliasTable)) (name TEXT NOT NULL, position INTEGER NOT NULL, "
                 + "entity TEXT NOT NULL, list INTEGER NOT NULL, key, PRIMARY KEY (name, position)) WITHOUT ROWID")
@@ -47,7 +45,6 @@ extension SQLiteContext {
                 try insert.run()
             }
         }
-        state.recorder?.recordAlias(name)
     }
 
     private static func hasAliasTable(_ connection: Connection) throws -> Bool {

@@ -1,11 +1,11 @@
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PersistenceSQL
 
-extension SQLiteContext {
-    public func aggregate<E: Entity>(_ type: E.Type, query: AggregateQuery) throws -> [AggregateRow] {
-        let connection = try use(writing: false)
-        let mapping = try mappings.mapping(for: E.self)
-        let resolved = try ResolvedAggregateQuery(query, in: mapping.layout, graph: graph)
+extension SQLiteStorage {
+    @_spi(PersistenceBackend) public func aggregate(_ resolved: ResolvedAggregateQuery, entity: Int) throws
+        -> [AggregateRow]?
+    {
+        let mapping = mappings.all[entity]
         let (sql, arguments) = SQLAggregateCompiler(dialect: ConditionCompiler.dialect, aggregates: Self.aggregates)
             .select(
                 resolved, from: mapping.table, layout: mapping.layout, tables: tables(for: resolved.resolvedCondition))

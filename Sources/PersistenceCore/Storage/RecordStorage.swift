@@ -1,0 +1,88 @@
+/// One transaction's record-level storage: what a backend implements under the context users hold.
+///
+/// The context (``StoreContext``) is written once, here in the core: the typed operations, the checks that a context
+/// is still usable and may write, record coders, foreign-key checks and delete rules, change recording and aliases.
+/// It calls its storage for what only the engine knows — a record by its primary key, a resolved query's records,
+/// counts and aggregates, savepoints — with records as arrays of ``Value``s in their ``RecordLayout``'s order and
+/// entities named by their position in the model (``ModelGraph/layouts``).
+///
+/// A storage lives for one transaction and is used on one thread. It validates nothing the context validated (names,
+/// types, whether the transaction may write) and records no change: the context does both. It throws typed
+/// ``PersistenceError``s for what the engine refuses (``PersistenceError/Code/duplicateKey``,
+/// ``PersistenceError/Code/uniqueViolation``, ``PersistenceError/Code/storageFull``…), having changed nothing.
+///
+/// The requirements are backend SPI: `@_spi(PersistenceBackend) import PersistenceCore` to implement them.
+public protocol RecordStorage: AnyObject {
+    /// Throws when the transaction can no longer be used for this — an engine that ended it after an error
+    /// (SQLite's rollback on `SQLITE_FULL`; PostgreSQL's aborted transaction). The context has checked already
+    /// that its block hasn't ended and that a write is in a write transaction.
+    @_spi(PersistenceBackend) func checkUsable(writing: Bool) throws
+
+    /// Inserts a record.
+    /// - Throws: ``PersistenceError/Code/duplicateKey`` when its primary key is stored,
+    ///   ``PersistenceError/Code/uniqueViolation`` for a unique index; nothing changed either way.
+    @_spi(PersistenceBackend) func insert(_ values: [Value], entity: Int) throws
+
+    /// Replaces the record with the primary key in `values`; `false` (and nothing changed) when there is none.
+    /// - Throws: ``PersistenceError/Code/uniqueViolation`` for a unique index, nothing changed.
+    @_spi(PersistenceBackend) func update(_ values: [Value], entity: Int) throws -> Bool
+
+    /// Inserts the record, or replaces the stored one with its primary key unless the stored stamp is as new
+    /// (``RecordLayout/stampedValues(_:over:)`` decides, and what it returns is what is written).
+    @_spi(PersistenceBackend) func upsert(_ values: [Value], entity: Int) throws -> UpsertOutcome
+
+    /// Deletes the record whose primary key's stored value is `key`; whether there was one.
+    @_spi(PersistenceBackend) func delete(key: Value, entity: Int) throws -> Bool
+
+    /// Deletes the records matching `condition` (all when `nil`) and returns how many. When `deleted` is given it
+    /// is called with each deleted record's primary key (change-set observers want them; only then are they read).
+    @_spi(PersistenceBackend) func delete(
+        matching condition: ResolvedCondition?, entity: Int, deleted: ((Value) -> Void)?
+    ) throws -> Int
+
+    /// Whether a record has the primary key whose stored value is `key` (a foreign-key check on every write asks:
+    /// nothing to decode).
+    @_spi(PersistenceBackend) func contains(key: Value, entity: Int) throws -> Bool
+
+    /// Reads the record whose primary key's stored value is `key` and calls `decode` with it: with the engine's row
+    /// to read in place, or with `nil` once the storage has filled `reader`'s values (``RecordReader/refill(_:)``).
+    /// Returns `nil`, without calling `decode`, when there is no such record.
+    @_spi(PersistenceBackend) func read<R>(
+        key: Value, entity: Int, into reader: RecordReader, _ decode: ((any RecordRow)?) throws -> R
+    ) throws -> R?
+
+    /// Calls `visit` for each record `query` selects, in its order and within its window, as ``read(key:entity:into:_:)``
+    /// hands a record over. `visit` may use the transaction (to read, or to change the record it was given).
+    @_spi(PersistenceBackend) func scan(
+        _ query: ResolvedQuery, entity: Int, into reader: RecordReader, _ visit: ((any RecordRow)?) throws -> Void
+    ) throws
+
+    /// Calls `visit` with the values of each record `query` selects, in its order: all of them in layout order, or
+    /// those at `attributes`, in that order. `visit` must not change the store.
+    @_spi(PersistenceBackend) func scanValues(
+        _ query: ResolvedQuery, entity: Int, attributes: [Int]?, _ visit: ([Value]) throws -> Void
+    ) throws
+
+    /// How many records match `condition` (all when `nil`).
+    @_spi(PersistenceBackend) func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int
+
+    /// The aggregate rows of a resolved query computed by the engine, or `nil` to let the context compute them in
+    /// one pass over ``scanValues(_:entity:attributes:_:)``.
+    @_spi(PersistenceBackend) func aggregate(_ query: ResolvedAggregateQuery, entity: Int) throws -> [AggregateRow]?
+
+    /// Runs `body` so that what it changes is undone when it throws (`SAVEPOINT`, a nested transaction), and kept as
+    /// part of the transaction when it returns; rethrows what `body` throws.
+    @_spi(PersistenceBackend) func savepoint<R>(_ body: () throws -> R) throws -> R
+
+    /// What the alias named `name` names, or `nil`.
+    @_spi(PersistenceBackend) func aliasTarget(named name: String) throws -> AliasTarget?
+
+    /// Stores (or, with `nil`, removes) what the alias named `name` names.
+    @_spi(PersistenceBackend) func setAliasTarget(_ target: AliasTarget?, named name: String) throws
+
+    /// The storage's last writes and checks before its transaction commits (a read's too); throwing rolls back.
+    @_spi(PersistenceBackend) func prepareCommit() throws
+
+    /// The transaction's block ended: what it used is noted (whether it commits or not).
+    @_spi(PersistenceBackend) func expire()
+}

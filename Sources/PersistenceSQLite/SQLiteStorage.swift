@@ -1,0 +1,232 @@
+@_spi(PersistenceBackend) public import PersistenceCore
+
+/// The context of a ``SQLiteDatabase``'s transactions: the typed operations every backend has, and raw SQL with
+/// bound arguments in the same transaction (``StoreContext/execute(_:_:)``).
+///
+/// Only reachable inside a `read` or `write` block; using it afterwards throws
+/// `PersistenceError/Code/contextExpired`.
+///
+/// ```swift
+/// try db.write { context in
+///     try context.create(user)
+///     try context.execute("UPDATE \"User\" SET \"name\" = ? WHERE \"id\" = ?", [.text("Jane"), .integer(1)])
+/// }
+/// ```
+public typealias SQLiteContext = StoreContext<SQLiteStorage>
+
+/// One SQLite transaction's record-level storage: the fixed statements of each entity's table, cached per connection
+/// and bound by index, and the SELECTs, counts and DELETEs its queries compile to.
+///
+/// Apps never use it by name: it is what ``SQLiteContext`` works through.
+public final class SQLiteStorage: RecordStorage {
+    let connection: Connection
+    let mappings: EntityLookup<TableMapping>
+    let instrumentation: Instrumentation
+    /// How many savepoints are open.
+    private var savepointDepth = 0
+
+    init(connection: Connection, mappings: EntityLookup<TableMapping>, instrumentation: Instrumentation) {
+        self.connection = connection
+        self.mappings = mappings
+        self.instrumentation = instrumentation
+    }
+
+    /// After some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite rolls the whole transaction back: never let later
+    /// statements run outside it, in autocommit mode.
+    @_spi(PersistenceBackend) public func checkUsable(writing: Bool) throws {
+        if writing, connection.isAutocommit {
+            throw PersistenceError(.backend, "the transaction was rolled back by an earlier error")
+        }
+    }
+
+    @_spi(PersistenceBackend) public func prepareCommit() throws {}
+
+    @_spi(PersistenceBackend) public func expire() {}
+
+    /// The model's quoted tables when `condition` reaches through a relationship (its subqueries name them).
+    func tables(for condition: ResolvedCondition?) -> [String] {
+        condition?.isRelated == true ? mappings.all.map(\.table) : []
+    }
+
+    /// Logs the SQL a typed operation runs (identifiers and placeholders only) at `.trace`.
+    @inline(__always)
+    func trace(_ sql: @autoclosure () -> String, _ mapping: TableMapping) {
+        instrumentation.trace(sql(), entity: mapping.layout.entity.name)
+    }
+
+    /// A table's fixed statement, cached on the connection.
+    @inline(__always)
+    private func statement(_ operation: TableMapping.Operation, _ mapping: TableMapping) throws -> Statement {
+        let statement = try connection.statement(.table(mapping.index, operation)) { mapping.sql(operation) }
+        trace(mapping.sql(operation), mapping)
+        return statement
+    }
+
+    // MARK: - Records by key
+
+    @_spi(PersistenceBackend) public func insert(_ values: [Value], entity: Int) throws {
+        try write(values, .insert, mappings.all[entity])
+    }
+
+    @_spi(PersistenceBackend) public func update(_ values: [Value], entity: Int) throws -> Bool {
+        let mapping = mappings.all[entity]
+        try write(values, .update, mapping, key: values[mapping.layout.primaryKeyIndex])
+        return connection.changes > 0
+    }
+
+    /// Inserts or updates, whichever the stored record calls for — or nothing, when its stamp is newer.
+    @_spi(PersistenceBackend) public func upsert(_ values: [Value], entity: Int) throws -> UpsertOutcome {
+        let mapping = mappings.all[entity]
+        let key = values[mapping.layout.primaryKeyIndex]
+        let lookup = try statement(.selectStamp, mapping)
+        let stored: Value?
+        do {
+            defer { lookup.reset() }
+            try lookup.bind(key, at: 1)
+            stored = try lookup.step() ? lookup.column(0) : nil
+        }
+        guard let stored else {
+            try write(values, .insert, mapping)
+            return .inserted
+        }
+        guard let written = mapping.layout.stampedValues(values, over: stored) else { return .ignoredAsStale }
+        try write(written, .update, mapping, key: key)
+        return .updated
+    }
+
+    /// Runs the insert or the update of a record's values (the update matched by `key`).
+    private func write(
+        _ values: [Value], _ operation: TableMapping.Operation, _ mapping: TableMapping, key: Value? = nil
+    )
+        throws
+    {
+        let statement = try statement(operation, mapping)
+        defer { statement.reset() }
+        for index in values.indices { try statement.bind(values[index], at: Int32(index + 1)) }
+        if let key { try statement.bind(key, at: Int32(values.count + 1)) }
+        _ = try statement.step()
+    }
+
+    @_spi(PersistenceBackend) public func delete(key: Value, entity: Int) throws -> Bool {
+        let statement = try statement(.deleteByID, mappings.all[entity])
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        _ = try statement.step()
+        return connection.changes > 0
+    }
+
+    @_spi(PersistenceBackend) public func contains(key: Value, entity: Int) throws -> Bool {
+        let lookup = try statement(.selectStamp, mappings.all[entity])
+        defer { lookup.reset() }
+        try lookup.bind(key, at: 1)
+        return try lookup.step()
+    }
+
+    @_spi(PersistenceBackend) public func read<R>(
+        key: Value, entity: Int, into reader: RecordReader, _ decode: ((any RecordRow)?) throws -> R
+    ) throws -> R? {
+        let statement = try statement(.selectByID, mappings.all[entity])
+        defer { statement.reset() }
+        try statement.bind(key, at: 1)
+        guard try statement.step() else { return nil }
+        return try decode(statement)
+    }
+
+    // MARK: - Queries
+
+    @_spi(PersistenceBackend) public func scan(
+        _ query: ResolvedQuery, entity: Int, into reader: RecordReader, _ visit: ((any RecordRow)?) throws -> Void
+    ) throws {
+        try forEachRow(query, mappings.all[entity]) { try visit($0) }
+    }
+
+    @_spi(PersistenceBackend) public func scanValues(
+        _ query: ResolvedQuery, entity: Int, attributes positions: [Int]?, _ visit: ([Value]) throws -> Void
+    ) throws {
+        var values: [Value] = []
+        // A limit per value orders the ranked rows by the sort columns: they must be selected.
+        let columns = query.limitPerValue == nil && positions?.isEmpty == false ? positions : nil
+        try forEachRow(query, mappings.all[entity], columns: columns) { statement in
+            statement.readRow(into: &values)
+            guard let positions, columns == nil else { return try visit(values) }
+            try visit(positions.map { values[$0] })
+        }
+    }
+
+    /// Runs the SELECT of `query` and calls `row` with the statement on each result row: every column, or those of
+    /// the attributes at `columns`, in that order.
+    private func forEachRow(
+        _ query: ResolvedQuery, _ mapping: TableMapping, columns: [Int]? = nil, _ row: (Statement) throws -> Void
+    ) throws {
+        var compiler = ConditionCompiler(mapping: mapping, tables: tables(for: query.condition))
+        let sql = compiler.select(query, columns: columns)
+        let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+        trace(sql, mapping)
+        try statement.bind(compiler.arguments)
+        // `row` may run other queries on this connection, this one included: while the statement is stepping,
+        // the connection hands them a fresh statement rather than resetting this one under the iteration.
+        statement.isIterating = true
+        defer {
+            statement.isIterating = false
+            statement.reset()
+        }
+        while try statement.step() { try row(statement) }
+    }
+
+    @_spi(PersistenceBackend) public func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int {
+        let mapping = mappings.all[entity]
+        var compiler = ConditionCompiler(mapping: mapping, tables: tables(for: condition))
+        let sql = compiler.statement("SELECT count(*) FROM", where: condition)
+        trace(sql, mapping)
+        guard case .integer(let count)? = try connection.scalar(sql, compiler.arguments) else { return 0 }
+        return Int(count)
+    }
+
+    @_spi(PersistenceBackend) public func delete(
+        matching condition: ResolvedCondition?, entity: Int, deleted: ((Value) -> Void)?
+    ) throws -> Int {
+        let mapping = mappings.all[entity]
+        var compiler = ConditionCompiler(mapping: mapping, tables: tables(for: condition))
+        var sql = compiler.statement("DELETE FROM", where: condition)
+        guard let deleted else {
+            let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+            trace(sql, mapping)
+            try statement.bind(compiler.arguments)
+            try statement.run()
+            return connection.changes
+        }
+        // The statement lists each deleted key as it deletes.
+        sql += " RETURNING \(mapping.primaryKeyColumn)"
+        let statement = try connection.statement(sql: sql, arguments: compiler.arguments.count)
+        trace(sql, mapping)
+        defer { statement.reset() }
+        try statement.bind(compiler.arguments)
+        var count = 0
+        while try statement.step() {
+            deleted(statement.column(0))
+            count += 1
+        }
+        return count
+    }
+
+    // MARK: - Savepoints
+
+    @_spi(PersistenceBackend) public func savepoint<R>(_ body: () throws -> R) throws -> R {
+        savepointDepth += 1
+        defer { savepointDepth -= 1 }
+        let name = "persistence_savepoint_\(savepointDepth)"
+        try connection.execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try connection.execute("RELEASE \(name)")
+            return result
+        } catch {
+            // After some errors SQLite has rolled the whole transaction back already; the write then fails as a whole.
+            if !connection.isAutocommit {
+                try? connection.execute("ROLLBACK TO \(name)")
+                try? connection.execute("RELEASE \(name)")
+            }
+            throw error
+        }
+    }
+}

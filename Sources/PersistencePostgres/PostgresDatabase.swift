@@ -193,8 +193,9 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
             rollback: { try? connection.execute("ROLLBACK") },
             context: { recorder in
                 PostgresContext(
-                    connection: connection, tables: tables, schema: schema, recorder: recorder,
-                    instrumentation: instrumentation)
+                    storage: PostgresStorage(
+                        connection: connection, tables: tables, schema: schema, instrumentation: instrumentation),
+                    graph: tables.graph, recorder: recorder, instrumentation: instrumentation)
             }, body)
     }
 

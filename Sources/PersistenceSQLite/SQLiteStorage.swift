@@ -135,7 +135,8 @@ public final class SQLiteStorage: RecordStorage {
     // MARK: - Queries
 
     @_spi(PersistenceBackend) public func scan(
-        _ query: ResolvedQuery, entity: Int, into reader: RecordReader, _ visit: ((any RecordRow)?) throws -> Void
+        _ query: ResolvedQuery, entity: Int, reentrant: Bool, into reader: RecordReader,
+        _ visit: ((any RecordRow)?) throws -> Void
     ) throws {
         try forEachRow(query, mappings.all[entity]) { try visit($0) }
     }

@@ -55,17 +55,4 @@ extension StoreContext where Storage == SQLiteStorage {
 }
 
 /// One row of a raw SQL query.
-public struct SQLiteRow: Sendable, Hashable {
-    /// The result columns' names.
-    public let columns: [String]
-    /// The values, in column order.
-    public let values: [Value]
-
-    /// The value of the first column with this name, or `nil` when there is none.
-    public subscript(_ column: String) -> Value? {
-        columns.firstIndex(of: column).map { values[$0] }
-    }
-
-    /// The value at a column position.
-    public subscript(_ index: Int) -> Value { values[index] }
-}
+public typealias SQLiteRow = ResultRow

@@ -52,9 +52,14 @@ public protocol RecordStorage: AnyObject {
     ) throws -> R?
 
     /// Calls `visit` for each record `query` selects, in its order and within its window, as ``read(key:entity:into:_:)``
-    /// hands a record over. `visit` may use the transaction (to read, or to change the record it was given).
+    /// hands a record over.
+    ///
+    /// When `reentrant`, `visit` may use the transaction (`forEach`'s block may read, or change the record it was
+    /// given); otherwise it only decodes (`recover`), and a server backend may stream the rows without leaving the
+    /// connection free between them.
     @_spi(PersistenceBackend) func scan(
-        _ query: ResolvedQuery, entity: Int, into reader: RecordReader, _ visit: ((any RecordRow)?) throws -> Void
+        _ query: ResolvedQuery, entity: Int, reentrant: Bool, into reader: RecordReader,
+        _ visit: ((any RecordRow)?) throws -> Void
     ) throws
 
     /// Calls `visit` with the values of each record `query` selects, in its order: all of them in layout order, or

@@ -140,24 +140,27 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
     @inlinable
     public func recover<E: Entity>(_ type: E.Type, query: Query) throws -> [E] {
         var entities: [E] = []
-        try forEachDecoded(type, query: query) { (entity: consuming E) in entities.append(entity) }
+        try forEachDecoded(type, query: query, reentrant: false) { (entity: consuming E) in entities.append(entity) }
         return entities
     }
 
     public func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws {
-        try forEachDecoded(type, query: query) { try body($0) }
+        try forEachDecoded(type, query: query, reentrant: true) { try body($0) }
     }
 
-    /// ``forEach(_:query:_:)`` handing each entity over to `body`: an array appends it without a copy.
+    /// ``forEach(_:query:_:)`` handing each entity over to `body`: an array appends it without a copy. `reentrant`
+    /// when `body` may use the context.
     @usableFromInline
-    func forEachDecoded<E: Entity>(_ type: E.Type, query: Query, _ body: (consuming E) throws -> Void) throws {
+    func forEachDecoded<E: Entity>(
+        _ type: E.Type, query: Query, reentrant: Bool, _ body: (consuming E) throws -> Void
+    ) throws {
         try use(writing: false)
         let position = try position(of: E.self)
         let layout = graph.layouts[position]
         let resolved = try query.resolve(in: layout, graph: graph)
         let reader = coders.reader(for: layout)
         let cancellation = state.cancellation
-        try storage.scan(resolved, entity: position, into: reader) { row in
+        try storage.scan(resolved, entity: position, reentrant: reentrant, into: reader) { row in
             try cancellation?.check()
             let entity = try Self.decode(E.self, row, reader)
             // Hand the storage its array back before `body` runs: it refills it in place for the next record.
@@ -237,13 +240,16 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
 
     // MARK: - Errors
 
-    /// Names the operation and entity in an engine error whose message only says a statement failed.
+    /// Names the operation and entity in an engine error (whose message may only say a statement failed), unless the
+    /// storage named them already.
     @inline(__always)
     private func annotated<E: Entity>(_ operation: String, _ type: E.Type, _ body: () throws -> Void) throws {
         do {
             try body()
-        } catch var error as PersistenceError where error.nativeCode != nil {
-            error.message = "could not \(operation) a '\(E.entityName)' record"
+        } catch var error as PersistenceError
+            where error.nativeCode != nil && !error.message.contains("'\(E.entityName)'")
+        {
+            error.message = "could not \(operation) a '\(E.entityName)' record: \(error.message)"
             throw error
         }
     }

@@ -114,7 +114,8 @@ public final class LMDBStorage: RecordStorage {
     /// Hands each selected record to `reader`; the context gives the array back (empties its own) before its
     /// block sees the entity, so the scan refills one array in place.
     @_spi(PersistenceBackend) public func scan(
-        _ query: ResolvedQuery, entity: Int, into reader: RecordReader, _ visit: ((any RecordRow)?) throws -> Void
+        _ query: ResolvedQuery, entity: Int, reentrant: Bool, into reader: RecordReader,
+        _ visit: ((any RecordRow)?) throws -> Void
     ) throws {
         let store = stores.all[entity]
         instrumentation.trace("query", entity: store.layout.entity.name)

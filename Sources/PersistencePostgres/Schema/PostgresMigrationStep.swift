@@ -227,9 +227,9 @@ final class PostgresMigrationStep: MigrationStepBackend {
         let cursor = "persistence_migration_\(cursors)"
         _ = try run("DECLARE \(cursor) NO SCROLL CURSOR FOR \(sql)", values)
         while true {
-            let batch = try run("FETCH \(PostgresContext.fetchSize) FROM \(cursor)").rows
+            let batch = try run("FETCH \(PostgresStorage.fetchSize) FROM \(cursor)").rows
             for row in batch { try body(row) }
-            if batch.count < PostgresContext.fetchSize { break }
+            if batch.count < PostgresStorage.fetchSize { break }
         }
         _ = try run("CLOSE \(cursor)")
     }

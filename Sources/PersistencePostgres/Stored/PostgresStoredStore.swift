@@ -104,12 +104,12 @@ package final class PostgresStoredStore: StoredStore {
         defer { _ = try? connection.run("CLOSE \(cursor)") }
         var record = Record(layout: layout)
         while true {
-            let batch = try connection.run("FETCH \(PostgresContext.fetchSize) FROM \(cursor)").rows
+            let batch = try connection.run("FETCH \(PostgresStorage.fetchSize) FROM \(cursor)").rows
             for row in batch {
                 try row.read(as: table.classes, into: &record.values)
                 try body(record)
             }
-            if batch.count < PostgresContext.fetchSize { break }
+            if batch.count < PostgresStorage.fetchSize { break }
         }
     }
 

@@ -20,10 +20,10 @@ struct PostgresVerifier {
 
     /// Checks the store of `context`'s database.
     init(context: PostgresContext) {
-        connection = context.connection
-        schema = context.schema
-        tables = context.tables.all
-        query = { try context.run($0, $1, textAsBytes: $2) }
+        connection = context.storage.connection
+        schema = context.storage.schema
+        tables = context.storage.tables.all
+        query = { try context.storage.run($0, $1, textAsBytes: $2) }
         verifyReferences = { try context.verifyReferences(into: &$0) }
     }
 
@@ -185,7 +185,7 @@ struct PostgresVerifier {
         _ = try query("DECLARE persistence_verify NO SCROLL CURSOR FOR \(sql)", [], true)
         var values: [Value] = []
         while true {
-            let rows = try query("FETCH \(PostgresContext.fetchSize) FROM persistence_verify", [], true).rows
+            let rows = try query("FETCH \(PostgresStorage.fetchSize) FROM persistence_verify", [], true).rows
             for row in rows {
                 // An async verify() whose task is cancelled stops between rows.
                 try CancellationFlag.checkCurrent()
@@ -206,7 +206,7 @@ struct PostgresVerifier {
                             message: found.message))
                 }
             }
-            if rows.count < PostgresContext.fetchSize { break }
+            if rows.count < PostgresStorage.fetchSize { break }
         }
         _ = try query("CLOSE persistence_verify", [], true)
     }

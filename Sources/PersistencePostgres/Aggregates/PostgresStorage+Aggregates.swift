@@ -2,11 +2,11 @@
 import PersistenceSQL
 import PostgresNIO
 
-extension PostgresContext {
-    public func aggregate<E: Entity>(_ type: E.Type, query: AggregateQuery) throws -> [AggregateRow] {
-        try use(writing: false)
-        let table = try tables.table(for: E.self)
-        let resolved = try ResolvedAggregateQuery(query, in: table.layout, graph: graph)
+extension PostgresStorage {
+    @_spi(PersistenceBackend) public func aggregate(_ resolved: ResolvedAggregateQuery, entity: Int) throws
+        -> [AggregateRow]?
+    {
+        let table = tables.all[entity]
         let (sql, compiled) = SQLAggregateCompiler(
             dialect: PostgresConditionCompiler.dialect, aggregates: Self.aggregates
         ).select(resolved, from: table.table, layout: table.layout, tables: tables(for: resolved.resolvedCondition))
@@ -25,7 +25,7 @@ extension PostgresContext {
         let rows: [PostgresRow]
         try run("SAVEPOINT persistence_statement")
         do {
-            state.instrumentation.trace(sql, entity: entity)
+            instrumentation.trace(sql, entity: entity)
             rows = Array(try connection.run(sql, arguments).rows)
             try run("RELEASE persistence_statement")
         } catch var error as PersistenceError where !error.endsTransaction {

@@ -1,8 +1,8 @@
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PostgresNIO
 
 /// Raw SQL with bound arguments, in the context's transaction.
-extension PostgresContext {
+extension StoreContext where Storage == PostgresStorage {
     /// Runs one SQL statement with arguments bound to its `$1`, `$2`… parameters, in this transaction.
     ///
     /// Text arguments bind as `text`. The typed tables store text as its UTF-8 in `bytea` columns (PostgreSQL's
@@ -45,39 +45,30 @@ extension PostgresContext {
         try rows(sql, arguments).first?.values.first
     }
 
+    /// The store's PostgreSQL schema.
+    package var schemaName: String { storage.schema }
+
     /// The rows of one statement of the library's own on tables outside the model (the sync server's change log and
     /// clients): unlike raw SQL, it doesn't mark the transaction as having changed any table of the model.
     package func internalRows(_ sql: String, _ arguments: [Value] = []) throws -> [PostgresResultRow] {
         try use(writing: false)
-        return try run(sql, arguments, textAsBytes: false, logged: false).rows.map { row in
+        return try storage.run(sql, arguments, textAsBytes: false, logged: false).rows.map { row in
             PostgresResultRow(columns: row.map(\.columnName), values: try row.values())
         }
     }
 
     private func runRaw(_ sql: String, _ arguments: [Value]) throws -> PostgresQueryResult {
         try use(writing: false)
-        guard arguments.count <= Self.maximumParameters else {
-            throw PersistenceError(.invalidArgument, "PostgreSQL binds at most \(Self.maximumParameters) values")
+        guard arguments.count <= PostgresStorage.maximumParameters else {
+            throw PersistenceError(
+                .invalidArgument, "PostgreSQL binds at most \(PostgresStorage.maximumParameters) values")
         }
         // Raw SQL may hold literal values: its text is never logged.
         state.instrumentation.trace("raw SQL statement (text not logged)", entity: "")
         ReadTracker.noteRawStatement()
-        return try run(sql, arguments, textAsBytes: false, logged: false)
+        return try storage.run(sql, arguments, textAsBytes: false, logged: false)
     }
 }
 
 /// One row of a raw SQL query.
-public struct PostgresResultRow: Sendable, Hashable {
-    /// The result columns' names.
-    public let columns: [String]
-    /// The values, in column order.
-    public let values: [Value]
-
-    /// The value of the first column with this name, or `nil` when there is none.
-    public subscript(_ column: String) -> Value? {
-        columns.firstIndex(of: column).map { values[$0] }
-    }
-
-    /// The value at a column position.
-    public subscript(_ index: Int) -> Value { values[index] }
-}
+public typealias PostgresResultRow = ResultRow

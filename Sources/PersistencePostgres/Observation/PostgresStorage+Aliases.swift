@@ -4,9 +4,8 @@ import PostgresNIO
 
 /// Aliases in the table `persistence_aliases`, one row per alias name and position: position -1 holds the entity
 /// and whether the alias is a list, positions 0… the primary keys in order, each as a tagged byte string.
-extension PostgresContext {
+extension PostgresStorage {
     @_spi(PersistenceBackend) public func aliasTarget(named name: String) throws -> AliasTarget? {
-        try use(writing: false)
         let rows = try run(
             "SELECT position, entity, list, key FROM \(aliasTable) WHERE name = $1 ORDER BY position", [.text(name)]
         ).rows
@@ -30,7 +29,6 @@ extension PostgresContext {
     }
 
     @_spi(PersistenceBackend) public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
-        try use(writing: true)
         try run("DELETE FROM \(aliasTable) WHERE name = $1", [.text(name)])
         if let target {
             let insert = "INSERT INTO \(aliasTable) (name, position, entity, list, key) VALUES ($1, $2, $3, $4, $5)"
@@ -42,7 +40,6 @@ extension PostgresContext {
                     [.text(name), .integer(Int64(position)), .text(target.entity), list, .blob(Self.bytes(of: key))])
             }
         }
-        state.recorder?.recordAlias(name)
     }
 
     private var aliasTable: String {

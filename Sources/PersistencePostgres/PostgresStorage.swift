@@ -2,7 +2,7 @@
 import PostgresNIO
 
 /// The context of a ``PostgresDatabase``'s transactions: the typed operations every backend has, and raw SQL with
-/// bound arguments in the same transaction (``StoreContext/execute(_:_:)``).
+/// bound arguments in the same transaction (`execute(_:_:)`, `rows(_:_:)`, `scalar(_:_:)`).
 ///
 /// Only reachable inside a `read` or `write` block; using it afterwards throws
 /// `PersistenceError/Code/contextExpired`.

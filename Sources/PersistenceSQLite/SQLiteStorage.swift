@@ -1,7 +1,7 @@
 @_spi(PersistenceBackend) public import PersistenceCore
 
 /// The context of a ``SQLiteDatabase``'s transactions: the typed operations every backend has, and raw SQL with
-/// bound arguments in the same transaction (``StoreContext/execute(_:_:)``).
+/// bound arguments in the same transaction (`execute(_:_:)`, `rows(_:_:)`, `scalar(_:_:)`).
 ///
 /// Only reachable inside a `read` or `write` block; using it afterwards throws
 /// `PersistenceError/Code/contextExpired`.

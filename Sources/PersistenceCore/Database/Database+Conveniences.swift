@@ -93,4 +93,13 @@ extension Database {
     /// Deletes every record of the type; returns how many.
     @discardableResult
     public func deleteAll<E: Entity>(_ type: E.Type) throws -> Int { try write { try $0.deleteAll(type) } }
+
+    /// Deletes the records matching the condition (all when `nil`) in one write, applying delete rules, and reports
+    /// what it deleted and nullified per entity (``DatabaseContext/deleteReporting(_:where:)``).
+    @discardableResult
+    public func deleteReporting<E: Entity>(_ type: E.Type, where condition: Condition? = nil) throws
+        -> DeletionReport
+    {
+        try write { try $0.deleteReporting(type, where: condition) }
+    }
 }

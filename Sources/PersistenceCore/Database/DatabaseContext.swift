@@ -84,9 +84,16 @@ public protocol DatabaseContext {
     @discardableResult
     func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool
 
-    /// Deletes the records matching the condition (all when `nil`); returns how many.
+    /// Deletes the records matching the condition (all when `nil`); returns how many of `type` (what delete rules
+    /// cascaded to is counted by ``deleteReporting(_:where:)``).
     @discardableResult
     func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int
+
+    /// Deletes the records matching the condition (all when `nil`), as ``delete(_:where:)`` does, and reports
+    /// everything the delete changed per entity: the records of `type`, those its delete rules cascaded to, and
+    /// those a `nullify` rule left with a `nil` reference.
+    @discardableResult
+    func deleteReporting<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> DeletionReport
 
     /// What the alias named `name` names, or `nil` when there is none: the storage under
     /// ``setAlias(_:to:)-(_,E)`` and ``alias(_:as:)``, which users call instead. A backend's hook, visible through

@@ -15,6 +15,8 @@ struct GraphDeletion<Access: RecordValueAccess> {
     /// Cascades to entities nothing depends on (``ModelGraph/sweepable``): deleted by their foreign key's values,
     /// unread.
     private var sweeps: [(referrer: ModelGraph.Referrer, keys: [Value])] = []
+    /// What the deletion did, per entity, once ``run()`` returned.
+    private(set) var report = DeletionReport()
 
     /// A deletion of the `root` entity's records with these primary keys, all stored (the result counts each once).
     init(_ access: Access, root: Int, keys: [Value]) {
@@ -72,18 +74,23 @@ struct GraphDeletion<Access: RecordValueAccess> {
                 try CancellationFlag.checkCurrent()
                 try replace(graph.types[source], values)
             }
+            report.nullified[graph.layouts[source].entity.name] = records.count
         }
         for sweep in sweeps {
+            let source = sweep.referrer.source
             try forEachBatch(of: sweep.keys, attribute: attribute(of: sweep.referrer)) { condition in
                 try CancellationFlag.checkCurrent()
-                try deleteMatching(graph.types[sweep.referrer.source], condition)
+                report.countDeleted(
+                    try deleteMatching(graph.types[source], condition), of: graph.layouts[source].entity.name)
             }
         }
         for position in order.indices {
+            var count = 0
             for key in order[position] {
                 try CancellationFlag.checkCurrent()
-                try delete(graph.types[position], key)
+                if try delete(graph.types[position], key) { count += 1 }
             }
+            report.countDeleted(count, of: graph.layouts[position].entity.name)
         }
         return roots.count
     }
@@ -132,11 +139,11 @@ struct GraphDeletion<Access: RecordValueAccess> {
         try access.replaceRecord(type, values: values)
     }
 
-    private func deleteMatching<T: Entity>(_ type: T.Type, _ condition: Condition) throws {
-        _ = try access.deleteRecords(type, where: condition)
+    private func deleteMatching<T: Entity>(_ type: T.Type, _ condition: Condition) throws -> Int {
+        try access.deleteRecords(type, where: condition)
     }
 
-    private func delete<T: Entity>(_ type: T.Type, _ key: Value) throws {
-        _ = try access.deleteRecord(type, key: key)
+    private func delete<T: Entity>(_ type: T.Type, _ key: Value) throws -> Bool {
+        try access.deleteRecord(type, key: key)
     }
 }

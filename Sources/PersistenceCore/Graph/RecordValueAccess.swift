@@ -116,13 +116,35 @@ extension RecordValueAccess {
     /// Deletes the records of `type` matching `condition` (all when `nil`) and applies the delete rules of the
     /// to-ones that refer to them (``DeleteRule``); returns how many records of `type` matched.
     package func deleteFollowingRules<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {
+        var deletion = try deletionFollowingRules(type, where: condition)
+        return try deletion.run()
+    }
+
+    /// Deletes the records of `type` matching `condition` (all when `nil`), applying the delete rules of the
+    /// to-ones that refer to them, and reports everything it deleted and nullified.
+    package func deleteReportingRules<E: Entity>(_ type: E.Type, where condition: Condition?) throws
+        -> DeletionReport
+    {
+        guard try hasDeleteRules(type) else {
+            var report = DeletionReport()
+            report.countDeleted(try deleteRecords(type, where: condition), of: E.entityName)
+            return report
+        }
+        var deletion = try deletionFollowingRules(type, where: condition)
+        _ = try deletion.run()
+        return deletion.report
+    }
+
+    /// The deletion of the records of `type` matching `condition`, before it runs.
+    private func deletionFollowingRules<E: Entity>(_ type: E.Type, where condition: Condition?) throws
+        -> GraphDeletion<Self>
+    {
         try requireWritable()
         let position = try graph.positions.position(of: type)
         let primaryKey = graph.layouts[position].primaryKeyIndex
         var keys: [Value] = []
         try forEachRecordValues(type, where: condition) { keys.append($0[primaryKey]) }
-        var deletion = GraphDeletion(self, root: position, keys: keys)
-        return try deletion.run()
+        return GraphDeletion(self, root: position, keys: keys)
     }
 
     /// Deletes the records of `type` with these primary keys (their stored values) and applies the delete rules of

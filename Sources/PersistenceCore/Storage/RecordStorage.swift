@@ -4,7 +4,7 @@
 /// is still usable and may write, record coders, foreign-key checks and delete rules, change recording and aliases.
 /// It calls its storage for what only the engine knows — a record by its primary key, a resolved query's records,
 /// counts and aggregates, savepoints — with records as arrays of ``Value``s in their ``RecordLayout``'s order and
-/// entities named by their position in the model (``ModelGraph/layouts``).
+/// entities named by their position in the model (`ModelGraph.layouts`).
 ///
 /// A storage lives for one transaction and is used on one thread. It validates nothing the context validated (names,
 /// types, whether the transaction may write) and records no change: the context does both. It throws typed
@@ -28,7 +28,7 @@ public protocol RecordStorage: AnyObject {
     @_spi(PersistenceBackend) func update(_ values: [Value], entity: Int) throws -> Bool
 
     /// Inserts the record, or replaces the stored one with its primary key unless the stored stamp is as new
-    /// (``RecordLayout/stampedValues(_:over:)`` decides, and what it returns is what is written).
+    /// (`RecordLayout.stampedValues(_:over:)` decides, and what it returns is what is written).
     @_spi(PersistenceBackend) func upsert(_ values: [Value], entity: Int) throws -> UpsertOutcome
 
     /// Deletes the record whose primary key's stored value is `key`; whether there was one.
@@ -45,13 +45,13 @@ public protocol RecordStorage: AnyObject {
     @_spi(PersistenceBackend) func contains(key: Value, entity: Int) throws -> Bool
 
     /// Reads the record whose primary key's stored value is `key` and calls `decode` with it: with the engine's row
-    /// to read in place, or with `nil` once the storage has filled `reader`'s values (``RecordReader/refill(_:)``).
+    /// to read in place, or with `nil` once the storage has filled `reader`'s values (`RecordReader.refill(_:)`).
     /// Returns `nil`, without calling `decode`, when there is no such record.
     @_spi(PersistenceBackend) func read<R>(
         key: Value, entity: Int, into reader: RecordReader, _ decode: ((any RecordRow)?) throws -> R
     ) throws -> R?
 
-    /// Calls `visit` for each record `query` selects, in its order and within its window, as ``read(key:entity:into:_:)``
+    /// Calls `visit` for each record `query` selects, in its order and within its window, as `read(key:entity:into:_:)`
     /// hands a record over.
     ///
     /// When `reentrant`, `visit` may use the transaction (`forEach`'s block may read, or change the record it was
@@ -72,7 +72,7 @@ public protocol RecordStorage: AnyObject {
     @_spi(PersistenceBackend) func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int
 
     /// The aggregate rows of a resolved query computed by the engine, or `nil` to let the context compute them in
-    /// one pass over ``scanValues(_:entity:attributes:_:)``.
+    /// one pass over `scanValues(_:entity:attributes:_:)`.
     @_spi(PersistenceBackend) func aggregate(_ query: ResolvedAggregateQuery, entity: Int) throws -> [AggregateRow]?
 
     /// Runs `body` so that what it changes is undone when it throws (`SAVEPOINT`, a nested transaction), and kept as

@@ -211,6 +211,12 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
         return try deleteRecords(type, where: condition)
     }
 
+    @discardableResult
+    public func deleteReporting<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> DeletionReport {
+        try use(writing: true)
+        return try deleteReportingRules(type, where: condition)
+    }
+
     // MARK: - Savepoints
 
     @discardableResult

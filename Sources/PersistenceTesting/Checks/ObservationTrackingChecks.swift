@@ -113,6 +113,9 @@ enum ObservationTrackingChecks {
         func savepoint<R>(_ body: () throws -> R) throws -> R { throw unsupported }
         func delete<E: Entity>(_ type: E.Type, id: E.ID) throws -> Bool { throw unsupported }
         func delete<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int { throw unsupported }
+        func deleteReporting<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> DeletionReport {
+            throw unsupported
+        }
         func aliasTarget(named name: String) throws -> AliasTarget? { throw unsupported }
         func setAliasTarget(_ target: AliasTarget?, named name: String) throws { throw unsupported }
         private var unsupported: PersistenceError { PersistenceError(.invalidArgument, "not a real context") }

@@ -17,6 +17,7 @@ enum RelationshipChecks {
         graph("leaves references under noAction, and verify reports them") { try noAction($0) },
         graph("ends a cascade on a cycle and deletes a chain 200 deep") { try cycles($0) },
         graph("applies delete rules to deletes by condition, deleteAll and reconcile") { try bulk($0) },
+        graph("reports what a delete's rules cascaded to and nullified, per entity") { try report($0) },
         graph("tells text keys apart by bytes: composed and decomposed é are two records") {
             try await byteKeys($0)
         },
@@ -207,6 +208,33 @@ enum RelationshipChecks {
         #expect(try db.deleteAll(G.Parent.self) == 1)
         #expect(try db.count(G.CascadeChild.self) == 0)
         #expect(try db.count(G.NullifyChild.self, where: Field("parentID") == nil) == 6)
+    }
+
+    static func report(_ db: some Database) throws {
+        try db.create((1...3).map { G.Parent(id: $0, name: $0 == 3 ? "kept" : "gone") })
+        try db.create((1...4).map { G.CascadeChild(id: $0, parentID: $0 <= 3 ? 1 : 2) })
+        try db.create((1...3).map { G.NullifyChild(id: $0, parentID: $0) })
+        let report = try db.deleteReporting(G.Parent.self, where: Field("name") == "gone")
+        #expect(report.deleted == ["Parent": 2, "CascadeChild": 4])
+        #expect(report.nullified == ["NullifyChild": 2])
+        #expect(report.deletedCount == 6)
+        #expect(try db.count(G.CascadeChild.self) == 0)
+        #expect(try db.count(G.NullifyChild.self, where: Field("parentID") == nil) == 2)
+        // A cascade within one entity: a tree of five goes whole and is counted whole (`delete(_:where:)` counts
+        // the records the condition matched: 1).
+        try db.create(
+            [G.Node(id: "r", parentID: nil), G.Node(id: "a", parentID: "r"), G.Node(id: "b", parentID: "r")]
+                + [G.Node(id: "a1", parentID: "a"), G.Node(id: "a2", parentID: "a")])
+        #expect(try db.deleteReporting(G.Node.self, where: Field("id") == "r").deleted == ["Node": 5])
+        #expect(try db.count(G.Node.self) == 0)
+        // With no rule to apply: the entity's own count, nothing nullified; then nothing at all.
+        let plain = try db.deleteReporting(G.NullifyChild.self)
+        #expect(plain.deleted == ["NullifyChild": 3] && plain.nullified.isEmpty)
+        #expect(try db.deleteReporting(G.NullifyChild.self) == DeletionReport())
+        expectError(.readOnly) {
+            try db.read { context throws in try context.deleteReporting(G.Parent.self, where: nil) }
+        }
+        #expect(try db.verify().isSound)
     }
 
     static func byteKeys(_ db: some Database) async throws {

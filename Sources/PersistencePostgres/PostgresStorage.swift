@@ -1,4 +1,5 @@
 @_spi(PersistenceBackend) public import PersistenceCore
+import PersistenceSQL
 import PostgresNIO
 
 /// The context of a ``PostgresDatabase``'s transactions: the typed operations every backend has, and raw SQL with
@@ -170,6 +171,36 @@ public final class PostgresStorage: RecordStorage {
         return try !runFixed(table.deleteByIDSQL, [key], entity: table.layout.entity.name).isEmpty
     }
 
+    /// A statement per 500 keys, listing the keys it deleted when they are wanted.
+    @_spi(PersistenceBackend) public func delete(keys: [Value], entity: Int, deleted: ((Value) -> Void)?) throws
+        -> Int
+    {
+        let table = tables.all[entity]
+        let keyClass = [table.classes[table.layout.primaryKeyIndex]]
+        var values: [Value] = []
+        var count = 0
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(start + 500, keys.endIndex)
+            let placeholders = (1...(end - start)).map { "$\($0)" }.joined(separator: ", ")
+            let sql =
+                "DELETE FROM \(table.table) WHERE \(table.primaryKeyColumn) IN (\(placeholders))"
+                + (deleted == nil ? "" : " RETURNING \(table.primaryKeyColumn)")
+            let result = try run(sql, Array(keys[start..<end]), entity: table.layout.entity.name)
+            if let deleted {
+                for row in result.rows {
+                    try row.read(as: keyClass, into: &values)
+                    deleted(values[0])
+                    count += 1
+                }
+            } else {
+                count += ServerConnection.changes(result)
+            }
+            start = end
+        }
+        return count
+    }
+
     @_spi(PersistenceBackend) public func contains(key: Value, entity: Int) throws -> Bool {
         let table = tables.all[entity]
         return try !runFixed(table.existsSQL, [key], entity: table.layout.entity.name).isEmpty
@@ -286,6 +317,30 @@ public final class PostgresStorage: RecordStorage {
                 "the condition binds \(arguments.count) values; PostgreSQL binds at most \(Self.maximumParameters)")
         }
         return arguments
+    }
+
+    /// One recursive statement however deep the records refer (see `SQLReferringClosure`).
+    @_spi(PersistenceBackend) public func referringClosure(to keys: [Value], entity: Int, foreignKey: Int) throws
+        -> [Value]?
+    {
+        guard !keys.isEmpty else { return [] }
+        let table = tables.all[entity]
+        let sql = SQLReferringClosure.select(
+            table: table.table, key: table.primaryKeyColumn, foreignKey: quote(table.layout.names[foreignKey]),
+            seeds: keys.count, dialect: PostgresConditionCompiler.dialect, lateral: true)
+        let keyClass = [table.classes[table.layout.primaryKeyIndex]]
+        var values: [Value] = []
+        // Planned without statistics (a table just filled), the lateral lookup's estimates are large enough for
+        // the server to compile it (JIT), which costs more than most cascades take: off for this statement, then
+        // back to what the transaction had.
+        let jit = try run("SELECT current_setting('jit'), set_config('jit', 'off', true)", textAsBytes: false).rows
+        let previous = try jit.first.map { try $0.decode((String, String).self).0 } ?? "on"
+        let found = try run(sql, try checked(keys), entity: table.layout.entity.name).rows.map { row in
+            try row.read(as: keyClass, into: &values)
+            return values[0]
+        }
+        try run("SELECT set_config('jit', $1, true)", [.text(previous)], textAsBytes: false)
+        return found
     }
 
     @_spi(PersistenceBackend) public func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int {

@@ -1,4 +1,5 @@
 @_spi(PersistenceBackend) public import PersistenceCore
+import PersistenceSQL
 
 /// The context of a ``SQLiteDatabase``'s transactions: the typed operations every backend has, and raw SQL with
 /// bound arguments in the same transaction (`execute(_:_:)`, `rows(_:_:)`, `scalar(_:_:)`).
@@ -115,6 +116,37 @@ public final class SQLiteStorage: RecordStorage {
         return connection.changes > 0
     }
 
+    /// A statement per 500 keys, listing the keys it deleted when they are wanted.
+    @_spi(PersistenceBackend) public func delete(keys: [Value], entity: Int, deleted: ((Value) -> Void)?) throws
+        -> Int
+    {
+        let mapping = mappings.all[entity]
+        var count = 0
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(start + 500, keys.endIndex)
+            let placeholders = Array(repeating: "?", count: end - start).joined(separator: ", ")
+            let sql =
+                "DELETE FROM \(mapping.table) WHERE \(mapping.primaryKeyColumn) IN (\(placeholders))"
+                + (deleted == nil ? "" : " RETURNING \(mapping.primaryKeyColumn)")
+            let statement = try connection.statement(sql: sql, arguments: end - start)
+            trace(sql, mapping)
+            defer { statement.reset() }
+            try statement.bind(Array(keys[start..<end]))
+            if let deleted {
+                while try statement.step() {
+                    deleted(statement.column(0))
+                    count += 1
+                }
+            } else {
+                try statement.run()
+                count += connection.changes
+            }
+            start = end
+        }
+        return count
+    }
+
     @_spi(PersistenceBackend) public func contains(key: Value, entity: Int) throws -> Bool {
         let lookup = try statement(.selectStamp, mappings.all[entity])
         defer { lookup.reset() }
@@ -172,6 +204,24 @@ public final class SQLiteStorage: RecordStorage {
             statement.reset()
         }
         while try statement.step() { try row(statement) }
+    }
+
+    /// One recursive statement however deep the records refer (see `SQLReferringClosure`).
+    @_spi(PersistenceBackend) public func referringClosure(to keys: [Value], entity: Int, foreignKey: Int) throws
+        -> [Value]?
+    {
+        guard !keys.isEmpty else { return [] }
+        let mapping = mappings.all[entity]
+        let sql = SQLReferringClosure.select(
+            table: mapping.table, key: mapping.primaryKeyColumn, foreignKey: quote(mapping.layout.names[foreignKey]),
+            seeds: keys.count, dialect: ConditionCompiler.dialect)
+        let statement = try connection.statement(sql: sql, arguments: keys.count)
+        trace(sql, mapping)
+        defer { statement.reset() }
+        try statement.bind(keys)
+        var found: [Value] = []
+        while try statement.step() { found.append(statement.column(0)) }
+        return found
     }
 
     @_spi(PersistenceBackend) public func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int {

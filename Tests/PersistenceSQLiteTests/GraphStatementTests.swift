@@ -87,4 +87,40 @@ struct GraphStatementTests {
         }
         #expect(selects.count == 1 && selects[0].contains("SELECT \"id\" FROM \"Author\""), "\(selects)")
     }
+
+    /// A record of a chain: each refers to the one before, and goes when it does.
+    struct Step: Entity, Equatable {
+        var id: Int64
+        var previousID: Int64?
+        static let relationships: [Relationship] = [
+            .toOne("previous", Step.self, foreignKey: "previousID", onDelete: .cascade),
+            .toMany("next", Step.self, inverse: "previous"),
+        ]
+    }
+
+    /// A cascade down a chain finds the whole chain in one recursive statement, not one lookup per level: the
+    /// statements a delete runs don't grow with the chain's depth.
+    @Test func aCascadeDownAChainLooksItUpInOneStatementWhateverItsDepth() throws {
+        func selects(depth: Int) throws -> [String] {
+            try withTemporaryDirectory { directory in
+                let log = CapturedLog()
+                var builder = SQLiteBuilder(databaseName: "Chain", entities: [Step.self])
+                builder.directory = directory
+                builder.logger = log.logger(level: .trace)
+                let db = try builder.create()
+                try db.create((1...depth).map { Step(id: Int64($0), previousID: $0 == 1 ? nil : Int64($0 - 1)) })
+                let before = log.entries.count
+                let report = try db.deleteReporting(Step.self, where: Field("id") == 1)
+                let selects = log.entries.dropFirst(before).filter { $0.contains("SELECT") }
+                #expect(report.deleted == ["Step": depth])
+                #expect(try db.count(Step.self) == 0)
+                return selects
+            }
+        }
+        let shallow = try selects(depth: 10)
+        let deep = try selects(depth: 1_200)
+        // The records the condition names, then the chain below them.
+        #expect(shallow.count == 2 && deep.count == 2, "\(shallow.count) and \(deep.count) statements")
+        #expect(deep.filter { $0.contains("WITH RECURSIVE") }.count == 1)
+    }
 }

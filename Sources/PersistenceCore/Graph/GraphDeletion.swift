@@ -32,21 +32,30 @@ struct GraphDeletion<Access: RecordValueAccess> {
     mutating func run() throws -> Int {
         let roots = doom(rootKeys, at: root)
         guard !roots.isEmpty else { return 0 }
-        var pending: [(position: Int, keys: [Value])] = [(root, roots)]
+        // `closedBy`: the foreign key of a self-referring cascade whose closure gave the keys, which holds all they
+        // reach through it.
+        var pending: [(position: Int, keys: [Value], closedBy: Int?)] = [(root, roots, nil)]
         // Everything `cascade` reaches.
-        while let (position, keys) = pending.popLast() {
+        while let (position, keys, closedBy) = pending.popLast() {
             for referrer in graph.referrers[position] where referrer.rule == .cascade {
+                if referrer.source == position, referrer.foreignKey == closedBy { continue }
                 if graph.sweepable[referrer.source] {
                     sweeps.append((referrer, keys))
                     continue
                 }
                 var found: [Value] = []
+                if referrer.source == position, try closure(of: referrer, from: keys, into: &found) {
+                    // Every level at once; what else refers to the records found is still to be followed.
+                    let fresh = doom(found, at: position)
+                    if !fresh.isEmpty { pending.append((position, fresh, referrer.foreignKey)) }
+                    continue
+                }
                 let sourceKey = graph.layouts[referrer.source].primaryKeyIndex
                 try forEachReferring(referrer, to: keys) { values in
                     found.append(values[sourceKey])
                 }
                 let fresh = doom(found, at: referrer.source)
-                if !fresh.isEmpty { pending.append((referrer.source, fresh)) }
+                if !fresh.isEmpty { pending.append((referrer.source, fresh, nil)) }
             }
         }
         // What the other rules do to the records that stay.
@@ -85,12 +94,14 @@ struct GraphDeletion<Access: RecordValueAccess> {
             }
         }
         for position in order.indices {
-            var count = 0
-            for key in order[position] {
+            var start = order[position].startIndex
+            while start < order[position].endIndex {
                 try CancellationFlag.checkCurrent()
-                if try delete(graph.types[position], key) { count += 1 }
+                let end = min(start + Self.lookupBatch, order[position].endIndex)
+                let count = try delete(graph.types[position], Array(order[position][start..<end]))
+                report.countDeleted(count, of: graph.layouts[position].entity.name)
+                start = end
             }
-            report.countDeleted(count, of: graph.layouts[position].entity.name)
         }
         return roots.count
     }
@@ -103,6 +114,28 @@ struct GraphDeletion<Access: RecordValueAccess> {
         }
         order[position].append(contentsOf: fresh)
         return fresh
+    }
+
+    /// The records a self-referring cascade reaches from `keys`, at any depth, in ``lookupBatch``-key lookups of the
+    /// backend's (one statement each on SQL); `false` when the backend has none (then the walk goes level by level).
+    private func closure(of referrer: ModelGraph.Referrer, from keys: [Value], into found: inout [Value]) throws
+        -> Bool
+    {
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(start + Self.lookupBatch, keys.endIndex)
+            guard
+                let batch = try referringClosure(
+                    graph.types[referrer.source], Array(keys[start..<end]), referrer.foreignKey)
+            else { return false }
+            found.append(contentsOf: batch)
+            start = end
+        }
+        return true
+    }
+
+    private func referringClosure<T: Entity>(_ type: T.Type, _ keys: [Value], _ foreignKey: Int) throws -> [Value]? {
+        try access.referringClosure(type, to: keys, foreignKey: foreignKey)
     }
 
     /// Calls `body` with each record whose foreign key of `referrer` names one of `keys`.
@@ -143,7 +176,7 @@ struct GraphDeletion<Access: RecordValueAccess> {
         try access.deleteRecords(type, where: condition)
     }
 
-    private func delete<T: Entity>(_ type: T.Type, _ key: Value) throws -> Bool {
-        try access.deleteRecord(type, key: key)
+    private func delete<T: Entity>(_ type: T.Type, _ keys: [Value]) throws -> Int {
+        try access.deleteRecords(type, keys: keys)
     }
 }

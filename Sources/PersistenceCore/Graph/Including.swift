@@ -119,12 +119,20 @@ public struct Including<Parent: Entity, Related>: Sendable {
         }
     }
 
-    /// Two relationships loaded alongside the same parents: `(first, second)` for each.
+    /// Two relationships loaded alongside the same parents: `(first:, second:)` for each.
+    ///
+    /// ```swift
+    /// let employees = try db.recover(
+    ///     Employee.self, including: .both(.one("department", Department.self), .many("reports", Employee.self)))
+    /// for employee in employees {
+    ///     print(employee.entity.name, employee.related.first?.name ?? "-", employee.related.second.count)
+    /// }
+    /// ```
     public static func both<First, Second>(_ first: Including<Parent, First>, _ second: Including<Parent, Second>)
-        -> Including<Parent, (First, Second)> where Related == (First, Second)
+        -> Including<Parent, (first: First, second: Second)> where Related == (first: First, second: Second)
     {
         Including(first.entities + second.entities) { access, parents in
-            Array(zip(try first.load(access, parents), try second.load(access, parents)))
+            zip(try first.load(access, parents), try second.load(access, parents)).map { (first: $0, second: $1) }
         }
     }
 }

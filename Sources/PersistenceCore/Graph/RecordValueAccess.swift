@@ -27,9 +27,18 @@ package protocol RecordValueAccess: AnyObject {
     /// whether there was one.
     func deleteRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
 
+    /// Deletes the records of `type` whose primary keys' stored values are `keys` (each once), applying no delete
+    /// rule; returns how many there were.
+    func deleteRecords<E: Entity>(_ type: E.Type, keys: [Value]) throws -> Int
+
     /// Deletes the records of `type` matching `condition` (all when `nil`), applying no delete rule; returns how
     /// many.
     func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int
+
+    /// The primary keys of the records of `type` that refer through the attribute at `foreignKey` (a reference to
+    /// `type` itself) to one of `keys`, or to a record found so, at any depth; `nil` when the backend can't find
+    /// them at once (``GraphDeletion`` then walks level by level).
+    func referringClosure<E: Entity>(_ type: E.Type, to keys: [Value], foreignKey: Int) throws -> [Value]?
 
     /// Throws what a write would throw here: ``PersistenceError/Code/contextExpired`` after the block,
     /// ``PersistenceError/Code/readOnly`` in a read.

@@ -40,6 +40,11 @@ public protocol RecordStorage: AnyObject {
         matching condition: ResolvedCondition?, entity: Int, deleted: ((Value) -> Void)?
     ) throws -> Int
 
+    /// Deletes the records whose primary keys' stored values are `keys` (each once) and returns how many there were;
+    /// `deleted`, when given, is called with each deleted one's key. The default deletes them one by one; an SQL
+    /// engine deletes many in one statement.
+    @_spi(PersistenceBackend) func delete(keys: [Value], entity: Int, deleted: ((Value) -> Void)?) throws -> Int
+
     /// Whether a record has the primary key whose stored value is `key` (a foreign-key check on every write asks:
     /// nothing to decode).
     @_spi(PersistenceBackend) func contains(key: Value, entity: Int) throws -> Bool
@@ -68,6 +73,11 @@ public protocol RecordStorage: AnyObject {
         _ query: ResolvedQuery, entity: Int, attributes: [Int]?, _ visit: ([Value]) throws -> Void
     ) throws
 
+    /// The primary keys of the records of `entity` whose attribute at `foreignKey` — a reference to `entity` itself —
+    /// names one of `keys`, or a record found so, at any depth, each once: what a cascade down a tree or a chain
+    /// reaches. `nil` when the engine has no faster way than the context's walk, one lookup per level (the default).
+    @_spi(PersistenceBackend) func referringClosure(to keys: [Value], entity: Int, foreignKey: Int) throws -> [Value]?
+
     /// How many records match `condition` (all when `nil`).
     @_spi(PersistenceBackend) func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int
 
@@ -90,4 +100,23 @@ public protocol RecordStorage: AnyObject {
 
     /// The transaction's block ended: what it used is noted (whether it commits or not).
     @_spi(PersistenceBackend) func expire()
+}
+
+extension RecordStorage {
+    /// One by one.
+    @_spi(PersistenceBackend) public func delete(keys: [Value], entity: Int, deleted: ((Value) -> Void)?) throws
+        -> Int
+    {
+        var count = 0
+        for key in keys where try delete(key: key, entity: entity) {
+            deleted?(key)
+            count += 1
+        }
+        return count
+    }
+
+    /// No set-based lookup: the context walks a self-referring cascade level by level.
+    @_spi(PersistenceBackend) public func referringClosure(to keys: [Value], entity: Int, foreignKey: Int) throws
+        -> [Value]?
+    { nil }
 }

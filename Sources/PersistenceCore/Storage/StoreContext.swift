@@ -290,6 +290,11 @@ extension StoreContext {
         }
     }
 
+    package func referringClosure<E: Entity>(_ type: E.Type, to keys: [Value], foreignKey: Int) throws -> [Value]? {
+        try use(writing: false)
+        return try storage.referringClosure(to: keys, entity: position(of: E.self), foreignKey: foreignKey)
+    }
+
     package func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool {
         try use(writing: false)
         return try storage.contains(key: key, entity: position(of: E.self))
@@ -311,6 +316,18 @@ extension StoreContext {
         guard try storage.delete(key: key, entity: position) else { return false }
         state.recorder?.record(.delete, graph.layouts[position], key: key)
         return true
+    }
+
+    package func deleteRecords<E: Entity>(_ type: E.Type, keys: [Value]) throws -> Int {
+        try use(writing: true)
+        let position = try position(of: E.self)
+        let layout = graph.layouts[position]
+        guard let recorder = state.recorder, recorder.recordsKeys else {
+            let count = try storage.delete(keys: keys, entity: position, deleted: nil)
+            if count > 0 { state.recorder?.recordUntracked(layout) }
+            return count
+        }
+        return try storage.delete(keys: keys, entity: position) { key in recorder.record(.delete, layout, key: key) }
     }
 
     package func deleteRecords<E: Entity>(_ type: E.Type, where condition: Condition?) throws -> Int {

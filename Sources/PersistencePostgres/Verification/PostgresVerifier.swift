@@ -84,60 +84,28 @@ struct PostgresVerifier {
     /// Checks the entity's table against its description; returns the attribute positions that have a column.
     private mutating func verifyColumns(of table: PostgresTable) throws -> [Int] {
         let entity = table.layout.entity
-        struct Column {
-            var type: String
-            var notNull: Bool
-        }
-        var columns: [String: Column] = [:]
+        let keyColumns = try catalog(
+            "SELECT a.attname::text FROM pg_catalog.pg_index i "
+                + "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
+                + "WHERE i.indrelid = to_regclass($1) AND i.indisprimary", [.text(table.table)]
+        ).compactMap { row -> String? in if case .text(let name) = row[0] { name } else { nil } }
+        var columns: [String: CatalogColumn] = [:]
         for row in try catalog(
             "SELECT column_name::text, data_type::text, is_nullable::text FROM information_schema.columns "
                 + "WHERE table_schema = $1 AND table_name = $2", [.text(schema), .text(entity.name)])
         {
             guard case .text(let name) = row[0], case .text(let type) = row[1], case .text(let nullable) = row[2]
             else { continue }
-            columns[name] = Column(type: type, notNull: nullable == "NO")
+            columns[name] = CatalogColumn(type: type, notNull: nullable == "NO", isKey: keyColumns.contains(name))
         }
-        func mismatch(_ message: String, attribute: String? = nil) {
-            add(VerificationProblem(.schemaMismatch, entity: entity.name, attribute: attribute, message: message))
-        }
-        guard !columns.isEmpty else {
-            mismatch("the table of '\(entity.name)' is missing")
-            return []
-        }
-        let keyColumns = try catalog(
-            "SELECT a.attname::text FROM pg_catalog.pg_index i "
-                + "JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY(i.indkey) "
-                + "WHERE i.indrelid = $1::regclass AND i.indisprimary", [.text(table.table)]
-        ).compactMap { row -> String? in if case .text(let name) = row[0] { name } else { nil } }
-        if keyColumns != [entity.primaryKey] {
-            mismatch("the table's primary key is not the attribute '\(entity.primaryKey)'")
-        }
-        var present: [Int] = []
-        for (position, attribute) in entity.attributes.enumerated() {
-            guard let column = columns.removeValue(forKey: attribute.name) else {
-                mismatch("the table has no column for attribute '\(attribute.name)'", attribute: attribute.name)
-                continue
-            }
-            present.append(position)
-            let isKey = attribute.name == entity.primaryKey
-            if column.type != PostgresTable.columnType(attribute.type) {
-                mismatch("column '\(attribute.name)' is declared \(column.type)", attribute: attribute.name)
-            }
-            if column.notNull != (isKey || !attribute.isOptional) {
-                mismatch(
-                    "column '\(attribute.name)' is \(column.notNull ? "" : "not ")NOT NULL, unlike its attribute",
-                    attribute: attribute.name)
-            }
-        }
-        for name in columns.keys.sorted() {
-            mismatch("the table has a column '\(name)' that the model does not declare")
-        }
+        let (problems, present) = VerificationProblem.tableProblems(
+            columns, of: entity, columnType: PostgresTable.columnType)
+        for problem in problems { add(problem) }
         return present
     }
 
     private mutating func verifyIndexes(of table: PostgresTable) throws {
-        let entity = table.layout.entity
-        var found: [String: (unique: Bool, columns: [String])] = [:]
+        var found: [String: CatalogIndex] = [:]
         for row in try catalog(
             "SELECT c.relname::text, i.indisunique, "
                 + "array_to_string(ARRAY(SELECT a.attname::text FROM unnest(i.indkey) WITH ORDINALITY AS k(n, o) "
@@ -147,27 +115,9 @@ struct PostgresVerifier {
         {
             guard case .text(let name) = row[0], case .integer(let unique) = row[1], case .text(let list) = row[2]
             else { continue }
-            found[name] = (unique != 0, list.split(separator: "\u{1F}").map(String.init))
+            found[name] = CatalogIndex(isUnique: unique != 0, columns: list.split(separator: "\u{1F}").map(String.init))
         }
-        for index in entity.indexes {
-            let name = index.name(in: entity.name)
-            func mismatch(_ message: String) {
-                add(VerificationProblem(.schemaMismatch, entity: entity.name, index: name, message: message))
-            }
-            guard let (isUnique, columns) = found.removeValue(forKey: name) else {
-                mismatch("the index is missing")
-                continue
-            }
-            if isUnique != index.isUnique { mismatch("the index is \(isUnique ? "" : "not ")unique, unlike the model") }
-            if columns != index.attributes { mismatch("the index is on other columns than the model declares") }
-        }
-        // Extra indexes only speed up queries, unless they are unique: then they refuse writes the model allows.
-        for (name, index) in found.sorted(by: { $0.key < $1.key }) where index.unique {
-            add(
-                VerificationProblem(
-                    .schemaMismatch, entity: entity.name, index: name,
-                    message: "a unique index the model does not declare constrains the table"))
-        }
+        for problem in VerificationProblem.indexProblems(found, of: table.layout.entity) { add(problem) }
     }
 
     // MARK: - Rows

@@ -105,88 +105,38 @@ struct SQLiteVerifier {
     /// Checks the entity's table against its description; returns the attribute positions that have a column.
     private mutating func verifyTable(of mapping: TableMapping) throws -> [Int] {
         let entity = mapping.layout.entity
-        struct Column {
-            var type: String
-            var notNull: Bool
-            var isKey: Bool
-        }
-        var columns: [String: Column] = [:]
+        var columns: [String: CatalogColumn] = [:]
         try Self.forEachRow(
             connection, "SELECT name, type, \"notnull\", pk FROM pragma_table_info(?)", [.text(entity.name)]
         ) { row in
             guard case .text(let name) = row.column(0) else { return }
             let type = if case .text(let type) = row.column(1) { type } else { "" }
-            columns[name] = Column(
-                type: type, notNull: row.column(2) != .integer(0), isKey: row.column(3) != .integer(0))
+            columns[name] = CatalogColumn(
+                type: type.uppercased(), notNull: row.column(2) != .integer(0), isKey: row.column(3) != .integer(0))
         }
-        func mismatch(_ message: String, attribute: String? = nil) {
-            add(VerificationProblem(.schemaMismatch, entity: entity.name, attribute: attribute, message: message))
-        }
-        guard !columns.isEmpty else {
-            mismatch("the table of '\(entity.name)' is missing")
-            return []
-        }
-        var present: [Int] = []
-        for (position, attribute) in entity.attributes.enumerated() {
-            guard let column = columns.removeValue(forKey: attribute.name) else {
-                mismatch("the table has no column for attribute '\(attribute.name)'", attribute: attribute.name)
-                continue
-            }
-            present.append(position)
-            let isKey = attribute.name == entity.primaryKey
-            if column.type.uppercased() != TableMapping.columnType(attribute.type) {
-                mismatch("column '\(attribute.name)' is declared \(column.type)", attribute: attribute.name)
-            }
-            if column.notNull != (isKey || !attribute.isOptional) {
-                mismatch(
-                    "column '\(attribute.name)' is \(column.notNull ? "" : "not ")NOT NULL, unlike its attribute",
-                    attribute: attribute.name)
-            }
-            if column.isKey != isKey {
-                mismatch(
-                    "column '\(attribute.name)' is \(column.isKey ? "" : "not ")the primary key, unlike its attribute",
-                    attribute: attribute.name)
-            }
-        }
-        for name in columns.keys.sorted() {
-            mismatch("the table has a column '\(name)' that the model does not declare")
-        }
+        let (problems, present) = VerificationProblem.tableProblems(
+            columns, of: entity, columnType: TableMapping.columnType)
+        for problem in problems { add(problem) }
         return present
     }
 
     private mutating func verifyIndexes(of mapping: TableMapping) throws {
         let entity = mapping.layout.entity
-        var found: [String: Bool] = [:]
+        var found: [String: CatalogIndex] = [:]
         try Self.forEachRow(
             connection, "SELECT name, \"unique\" FROM pragma_index_list(?) WHERE origin = 'c'", [.text(entity.name)]
-        ) {
-            row in
-            if case .text(let name) = row.column(0) { found[name] = row.column(1) != .integer(0) }
+        ) { row in
+            if case .text(let name) = row.column(0) {
+                found[name] = CatalogIndex(isUnique: row.column(1) != .integer(0), columns: [])
+            }
         }
-        for index in entity.indexes {
-            let name = index.name(in: entity.name)
-            func mismatch(_ message: String) {
-                add(VerificationProblem(.schemaMismatch, entity: entity.name, index: name, message: message))
-            }
-            guard let isUnique = found.removeValue(forKey: name) else {
-                mismatch("the index is missing")
-                continue
-            }
-            if isUnique != index.isUnique { mismatch("the index is \(isUnique ? "" : "not ")unique, unlike the model") }
-            var columns: [String] = []
+        for name in found.keys.sorted() {
             try Self.forEachRow(connection, "SELECT name FROM pragma_index_info(?) ORDER BY seqno", [.text(name)]) {
                 row in
-                if case .text(let column) = row.column(0) { columns.append(column) }
+                if case .text(let column) = row.column(0) { found[name]?.columns.append(column) }
             }
-            if columns != index.attributes { mismatch("the index is on other columns than the model declares") }
         }
-        // Extra indexes only speed up queries, unless they are unique: then they refuse writes the model allows.
-        for (name, isUnique) in found.sorted(by: { $0.key < $1.key }) where isUnique {
-            add(
-                VerificationProblem(
-                    .schemaMismatch, entity: entity.name, index: name,
-                    message: "a unique index the model does not declare constrains the table"))
-        }
+        for problem in VerificationProblem.indexProblems(found, of: entity) { add(problem) }
     }
 
     // MARK: - Rows

@@ -148,7 +148,8 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
     /// The logger, metrics and tracer of the database this builder makes.
     var instrumentation: Instrumentation {
         Instrumentation(
-            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "lmdb", store: databaseName)
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "lmdb",
+            system: .init(name: "lmdb", isServer: false), store: databaseName)
     }
 
     /// Validates the configuration, then opens (creating when needed) the database.

@@ -145,10 +145,15 @@ public final class LMDBDatabase: FileBackedDatabase, MigratingDatabase, Sendable
 
     @discardableResult
     public func write<R>(_ body: (LMDBContext) throws -> R) throws -> R {
+        try write(options: [], body)
+    }
+
+    @discardableResult
+    public func write<R>(options: WriteOptions, _ body: (LMDBContext) throws -> R) throws -> R {
         let environment = try environment
         return try environment.writer.withLock {
             try driver.run(
-                writable: true, in: { try environment.write(instrumentation: instrumentation, $0) },
+                writable: true, options: options, in: { try environment.write(instrumentation: instrumentation, $0) },
                 context: makeContext, body)
         }
     }
@@ -170,5 +175,12 @@ public final class LMDBDatabase: FileBackedDatabase, MigratingDatabase, Sendable
     @discardableResult
     public func write<R: Sendable>(_ body: @escaping @Sendable (LMDBContext) throws -> R) async throws -> R {
         try await runner.write { try self.write(body) }
+    }
+
+    @discardableResult
+    public func write<R: Sendable>(
+        options: WriteOptions, _ body: @escaping @Sendable (LMDBContext) throws -> R
+    ) async throws -> R {
+        try await runner.write { try self.write(options: options, body) }
     }
 }

@@ -130,7 +130,8 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
         let registration = StoreFiles.register(key: storeKey)
         let migration = try MigrationChain(plan: migrationPlan, model: model, progress: migrationProgress)
         let instrumentation = Instrumentation(
-            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "postgres", store: schema)
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "postgres",
+            system: .init(name: "postgresql", isServer: true), store: schema)
         return try instrumentation.opening {
             // The database's id in the store's commit notices: its listener ignores its own commits.
             let origin = UUID().uuidString

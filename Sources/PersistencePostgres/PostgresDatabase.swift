@@ -107,7 +107,12 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     /// throws ``PersistenceError/Code/nestedTransaction`` (it would wait for locks the outer one holds).
     @discardableResult
     public func write<R>(_ body: (PostgresContext) throws -> R) throws -> R {
-        try withWriteConnection { try transaction(on: $0, writable: true, body) }
+        try write(options: [], body)
+    }
+
+    @discardableResult
+    public func write<R>(options: WriteOptions, _ body: (PostgresContext) throws -> R) throws -> R {
+        try withWriteConnection { try transaction(on: $0, writable: true, options: options, body) }
     }
 
     /// Runs `body` with a connection of the write pool; refuses a write inside a write on the same thread.
@@ -127,6 +132,13 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     @discardableResult
     public func write<R: Sendable>(_ body: @escaping @Sendable (PostgresContext) throws -> R) async throws -> R {
         try await runner.write { try self.write(body) }
+    }
+
+    @discardableResult
+    public func write<R: Sendable>(
+        options: WriteOptions, _ body: @escaping @Sendable (PostgresContext) throws -> R
+    ) async throws -> R {
+        try await runner.write { try self.write(options: options, body) }
     }
 
     /// An advisory lock key for `name`: a stable 64-bit hash of it (FNV-1a), the same in every process.
@@ -163,10 +175,11 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
 
     /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``.
     private func transaction<R>(
-        on connection: ServerConnection, writable: Bool, _ body: (PostgresContext) throws -> R
+        on connection: ServerConnection, writable: Bool, options: WriteOptions = [],
+        _ body: (PostgresContext) throws -> R
     ) throws -> R {
         try driver.run(
-            writable: writable,
+            writable: writable, options: options,
             begin: {
                 // Not waited for: the transaction's first statement follows it, and its wait reports a failed BEGIN.
                 connection.send(

@@ -206,14 +206,14 @@ public final class PostgresStorage: RecordStorage {
         return try !runFixed(table.existsSQL, [key], entity: table.layout.entity.name).isEmpty
     }
 
-    @_spi(PersistenceBackend) public func read<R>(
-        key: Value, entity: Int, into reader: RecordReader, _ decode: ((any RecordRow)?) throws -> R
-    ) throws -> R? {
+    @_spi(PersistenceBackend) public func read(key: Value, entity: Int, into reader: RecordReader) throws
+        -> StoredRecord
+    {
         let table = tables.all[entity]
         let rows = try runFixed(table.selectByIDSQL, [key], entity: table.layout.entity.name)
-        guard let row = rows.first else { return nil }
+        guard let row = rows.first else { return .absent }
         try reader.refill { try row.read(as: table.classes, into: &$0) }
-        return try decode(nil)
+        return .filled
     }
 
     // MARK: - Queries

@@ -108,7 +108,8 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
             path = file.path
         }
         let instrumentation = Instrumentation(
-            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "sqlite", store: databaseName)
+            logger: logger, metricsFactory: metricsFactory, tracer: tracer, backend: "sqlite",
+            system: .init(name: "sqlite", isServer: false), store: databaseName)
         let migration = try migration()
         return try instrumentation.opening {
             try SQLiteDatabase(

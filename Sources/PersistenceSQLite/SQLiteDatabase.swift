@@ -130,9 +130,16 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
     /// Runs `body` in a write transaction: committed when it returns, rolled back entirely when it throws.
     @discardableResult
     public func write<R>(_ body: (SQLiteContext) throws -> R) throws -> R {
+        try write(options: [], body)
+    }
+
+    /// Runs `body` in a write transaction that treats its changes as `options` say: committed when it returns,
+    /// rolled back entirely when it throws.
+    @discardableResult
+    public func write<R>(options: WriteOptions, _ body: (SQLiteContext) throws -> R) throws -> R {
         try writer.withConnection { connection in
             try noticeExternalCommits(connection)
-            return try transaction(on: connection, writable: true, body)
+            return try transaction(on: connection, writable: true, options: options, body)
         }
     }
 
@@ -146,12 +153,19 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
         try await runner.write { try self.write(body) }
     }
 
+    @discardableResult
+    public func write<R: Sendable>(
+        options: WriteOptions, _ body: @escaping @Sendable (SQLiteContext) throws -> R
+    ) async throws -> R {
+        try await runner.write { try self.write(options: options, body) }
+    }
+
     /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``.
-    private func transaction<R>(on connection: Connection, writable: Bool, _ body: (SQLiteContext) throws -> R)
-        throws -> R
-    {
+    private func transaction<R>(
+        on connection: Connection, writable: Bool, options: WriteOptions = [], _ body: (SQLiteContext) throws -> R
+    ) throws -> R {
         try driver.run(
-            writable: writable,
+            writable: writable, options: options,
             begin: { try connection.execute(writable ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED") },
             commit: {
                 guard !connection.isAutocommit else {

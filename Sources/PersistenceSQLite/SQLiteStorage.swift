@@ -154,14 +154,30 @@ public final class SQLiteStorage: RecordStorage {
         return try lookup.step()
     }
 
-    @_spi(PersistenceBackend) public func read<R>(
-        key: Value, entity: Int, into reader: RecordReader, _ decode: ((any RecordRow)?) throws -> R
-    ) throws -> R? {
+    /// The statement whose row `read(key:entity:into:)` handed over, reset by `endRead()`.
+    private var readStatement: Statement?
+
+    @_spi(PersistenceBackend) public func read(key: Value, entity: Int, into reader: RecordReader) throws
+        -> StoredRecord
+    {
         let statement = try statement(.selectByID, mappings.all[entity])
-        defer { statement.reset() }
-        try statement.bind(key, at: 1)
-        guard try statement.step() else { return nil }
-        return try decode(statement)
+        do {
+            try statement.bind(key, at: 1)
+            guard try statement.step() else {
+                statement.reset()
+                return .absent
+            }
+        } catch {
+            statement.reset()
+            throw error
+        }
+        readStatement = statement
+        return .row(statement)
+    }
+
+    @_spi(PersistenceBackend) public func endRead() {
+        readStatement?.reset()
+        readStatement = nil
     }
 
     // MARK: - Queries

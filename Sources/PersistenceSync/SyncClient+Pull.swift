@@ -83,8 +83,7 @@ extension SyncClient {
         // next one must not count them as brought by it — unless it goes on with the same generation.
         // A store that held no synced record then (a first sync) has nothing the sweep could remove: records written
         // locally meanwhile are pending, and the sweep keeps those.
-        let (generation, held, first) = try await database.write { [entities] context in
-            try SyncJournal.markRemoteApply()
+        let (generation, held, first) = try await database.write(options: .appliesRemoteChanges) { [entities] context in
             var client = try SyncClientState.current(in: context)
             let first = client.syncedScopes == nil
             if let resumed { return (client.generation, resumed.sweeps, first) }
@@ -145,10 +144,10 @@ extension SyncClient {
             firstEpoch = epoch
             let horizon = lowest
             let earlier = dangling
-            let (dropped, unresolved) = try await database.write { [entities] context in
-                try SyncJournal.markRemoteApply()
+            let (dropped, unresolved) = try await database.write(options: .appliesRemoteChanges) { [entities] context in
                 try Self.apply(page.changes, in: context, entities: entities, generation: generation)
-                let dangling = earlier + SyncJournal.currentDanglingReferences().map(SyncPullProgress.Reference.init)
+                let references = context.changeRecorder?.danglingReferences ?? []
+                let dangling = earlier + references.map(SyncPullProgress.Reference.init)
                 var client = try SyncClientState.current(in: context)
                 if let next = page.next {
                     client.pull = try SyncPullProgress(

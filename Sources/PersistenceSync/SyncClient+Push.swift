@@ -23,8 +23,7 @@ extension SyncClient {
             else {
                 throw PersistenceError(.backend, "the sync server answered a push with outcomes of other changes")
             }
-            let rejections = try await database.write { [entities] context in
-                try SyncJournal.markRemoteApply()
+            let rejections = try await database.write(options: .appliesRemoteChanges) { [entities] context in
                 return try Self.acknowledge(result, in: context, entities: entities)
             }
             report.pushed += entries.count
@@ -136,7 +135,8 @@ extension SyncClient {
         // Only records with unpushed changes can be dropped: usually none, then nothing else is read.
         let pending = try context.recover(SyncRecordState.self, query: Query(where: Field("isPending") == true))
         guard !pending.isEmpty else { return [] }
-        let changed = Dictionary(SyncJournal.currentChanges().map { ($0.entity, Set($0.keys)) }) { $0.union($1) }
+        let changes = context.changeRecorder?.changedKeys() ?? []
+        let changed = Dictionary(changes.map { ($0.entity, Set($0.keys)) }) { $0.union($1) }
         var dropped: [SyncRejection] = []
         for var state in pending {
             let key = try state.keyValue()

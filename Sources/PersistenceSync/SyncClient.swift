@@ -229,8 +229,7 @@ public final class SyncClient<Store: Database>: Sendable {
         if let id = try await database.read({ try $0.recover(SyncClientState.self, id: 1)?.clientID }) {
             return id
         }
-        return try await database.write { context in
-            try SyncJournal.markRemoteApply()
+        return try await database.write(options: .appliesRemoteChanges) { context in
             let client = try SyncClientState.current(in: context)
             try context.upsert(client)
             return client.clientID

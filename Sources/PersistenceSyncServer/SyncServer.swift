@@ -44,7 +44,7 @@ public final class SyncServer: Sendable {
         database: PostgresDatabase, model: Model, policies: [String: ConflictPolicy] = [:],
         scopes: [SyncScopeDefinition] = []
     ) throws {
-        guard !model.isSynced else {
+        guard SyncJournalNames.all.isDisjoint(with: model.entities.map { $0.entityName }) else {
             throw PersistenceError(
                 .invalidConfiguration, "the server's model is the clients' without the journal (`synced()`)")
         }

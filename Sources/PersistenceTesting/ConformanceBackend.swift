@@ -5,8 +5,8 @@ public import PersistenceCore
 ///
 /// ```swift
 /// struct SQLiteConformance: ConformanceBackend {
-///     func open(entities: [any Entity.Type], in directory: URL) throws -> SQLiteDatabase {
-///         var builder = SQLiteBuilder(databaseName: "Conformance", entities: entities)
+///     func open(model: Model, in directory: URL) throws -> SQLiteDatabase {
+///         var builder = SQLiteBuilder(databaseName: "Conformance", model: model)
 ///         builder.directory = directory
 ///         return try builder.create()
 ///     }
@@ -16,10 +16,11 @@ public protocol ConformanceBackend: Sendable {
     /// The database type the backend makes.
     associatedtype Store: Database
 
-    /// Opens (creating when needed) a database of these entity types whose files live in `directory`.
+    /// Opens (creating when needed) a database of `model` whose files live in `directory`: its entity types, and
+    /// its will-commit hooks run in every write (the suite's checks of hooks and write options give it some).
     ///
     /// Opening again in the same directory, after the previous database was released, must reach the same data.
-    func open(entities: [any Entity.Type], in directory: URL) throws -> Store
+    func open(model: Model, in directory: URL) throws -> Store
 
     /// Whether the backend keeps its stores as files in the directory `open` is given (the default): the suite then
     /// also checks the files themselves — none left after a delete, unrelated files ignored, bad names refused. A
@@ -37,6 +38,11 @@ public protocol ConformanceBackend: Sendable {
 
 extension ConformanceBackend {
     public var storesAreFiles: Bool { true }
+
+    /// Opens a database of a model of these entity types, version 1.
+    public func open(entities: [any Entity.Type], in directory: URL) throws -> Store {
+        try open(model: Model(version: 1, entities: entities), in: directory)
+    }
 }
 
 extension ConformanceBackend where Store: FileBackedDatabase {

@@ -8,8 +8,8 @@ let testKeyDerivation = KeyDerivation.argon2id(iterations: 1, memoryKiB: 64)
 
 /// Opens encrypted LMDB databases for the conformance suite.
 struct EncryptedLMDBConformance: ConformanceBackend {
-    func open(entities: [any Entity.Type], in directory: URL) throws -> LMDBDatabase {
-        var builder = LMDBBuilder(databaseName: "Conformance", passphrase: "correct horse", entities: entities)
+    func open(model: Model, in directory: URL) throws -> LMDBDatabase {
+        var builder = LMDBBuilder(databaseName: "Conformance", passphrase: "correct horse", model: model)
         builder.directory = directory
         builder.keyDerivation = testKeyDerivation
         return try builder.create()
@@ -18,8 +18,8 @@ struct EncryptedLMDBConformance: ConformanceBackend {
 
 /// Opens unencrypted LMDB databases for the conformance suite.
 struct PlainLMDBConformance: ConformanceBackend {
-    func open(entities: [any Entity.Type], in directory: URL) throws -> LMDBDatabase {
-        var builder = LMDBBuilder.unencrypted(databaseName: "Conformance", model: Model(entities: entities))
+    func open(model: Model, in directory: URL) throws -> LMDBDatabase {
+        var builder = LMDBBuilder.unencrypted(databaseName: "Conformance", model: model)
         builder.directory = directory
         return try builder.create()
     }

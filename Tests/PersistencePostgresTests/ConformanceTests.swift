@@ -9,8 +9,10 @@ import Testing
 struct PostgresConformance: ConformanceBackend {
     var storesAreFiles: Bool { false }
 
-    func open(entities: [any Entity.Type], in directory: URL) throws -> PostgresDatabase {
-        try builder(schema: Self.prefix(directory) + "Conformance", entities: entities).create()
+    func open(model: Model, in directory: URL) throws -> PostgresDatabase {
+        var builder = try PostgresBuilder(url: serverURL(), model: model)
+        builder.schema = Self.prefix(directory) + "Conformance"
+        return try builder.create()
     }
 
     func storeNames(in directory: URL) throws -> [String] {

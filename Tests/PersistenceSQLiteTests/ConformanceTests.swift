@@ -6,8 +6,8 @@ import Testing
 
 /// Opens SQLite databases for the conformance suite.
 struct SQLiteConformance: ConformanceBackend {
-    func open(entities: [any Entity.Type], in directory: URL) throws -> SQLiteDatabase {
-        var builder = SQLiteBuilder(databaseName: "Conformance", entities: entities)
+    func open(model: Model, in directory: URL) throws -> SQLiteDatabase {
+        var builder = SQLiteBuilder(databaseName: "Conformance", model: model)
         builder.directory = directory
         return try builder.create()
     }

@@ -31,6 +31,11 @@ public protocol Database<Context>: Sendable {
     @discardableResult
     func write<R>(_ body: (Context) throws -> R) throws -> R
 
+    /// Runs `body` in a write transaction that treats its changes as `options` say (``WriteOptions``): committed
+    /// when it returns, rolled back when it throws.
+    @discardableResult
+    func write<R>(options: WriteOptions, _ body: (Context) throws -> R) throws -> R
+
     /// Runs `body` in a read transaction off the cooperative pool.
     @discardableResult
     func read<R: Sendable>(_ body: @escaping @Sendable (Context) throws -> R) async throws -> R
@@ -39,6 +44,11 @@ public protocol Database<Context>: Sendable {
     /// throws.
     @discardableResult
     func write<R: Sendable>(_ body: @escaping @Sendable (Context) throws -> R) async throws -> R
+
+    /// Runs `body` in a write transaction that treats its changes as `options` say (``WriteOptions``), off the
+    /// cooperative pool: committed when it returns, rolled back when it throws.
+    @discardableResult
+    func write<R: Sendable>(options: WriteOptions, _ body: @escaping @Sendable (Context) throws -> R) async throws -> R
 
     /// Checks that the whole store is sound and reports every problem it finds, without changing anything.
     ///

@@ -14,9 +14,8 @@ package struct TransactionDriver: Sendable {
     package let observationHub: ObservationHub
     /// Whether writes commit concurrently, so that publications must be put in commit order by tickets.
     package let ordersCommits: Bool
-    /// The sync journal of a synced store's model (``Model/synced()``): each write notes what it changed there just
-    /// before it commits.
-    package let journal: SyncJournal?
+    /// What runs in each write just before it commits: the model's hooks (``WillCommitHook``, sync's journal).
+    package let hooks: [any WillCommitHook]
 
     package init(
         instrumentation: Instrumentation, observationHub: ObservationHub, ordersCommits: Bool = false,
@@ -25,31 +24,34 @@ package struct TransactionDriver: Sendable {
         self.instrumentation = instrumentation
         self.observationHub = observationHub
         self.ordersCommits = ordersCommits
-        journal = model.flatMap(SyncJournal.init(model:))
+        hooks = model?.hooks ?? []
     }
 
-    /// A write's change recorder: it records primary keys while someone observes change sets, and always in a synced
-    /// store (its journal notes each changed record).
+    /// A write's change recorder: it records primary keys while someone observes change sets, and always in a store
+    /// with hooks (sync's journal notes each changed record).
     @inlinable
-    func recorder(writable: Bool) -> ChangeRecorder? {
-        writable ? ChangeRecorder(recordsKeys: journal != nil || observationHub.recordsKeys) : nil
+    func recorder(writable: Bool, options: WriteOptions) -> ChangeRecorder? {
+        writable
+            ? ChangeRecorder(recordsKeys: !hooks.isEmpty || observationHub.recordsKeys, options: options) : nil
     }
 
     /// Runs `body` in one transaction that `transaction` begins, hands to its closure, and commits when the closure
     /// returns (rolling back when it throws).
     /// - Parameters:
     ///   - writable: Whether the transaction writes (records changes, checks cancellation before committing).
+    ///   - options: A write's ``WriteOptions``.
     ///   - transaction: Runs its closure inside a transaction of the engine's: begins, calls it once, commits.
     ///   - context: Makes the context of the transaction, with the write's change recorder (`nil` in a read).
     @inlinable
     package func run<Handle, Context: TransactionContext & DatabaseContext, R>(
         writable: Bool,
+        options: WriteOptions = [],
         in transaction: (_ inside: (Handle) throws -> R) throws -> R,
         context: (Handle, ChangeRecorder?) throws -> Context,
         _ body: (Context) throws -> R
     ) throws -> R {
         try instrumentation.transaction(writable: writable) {
-            let recorder = recorder(writable: writable)
+            let recorder = recorder(writable: writable, options: options)
             // The engine's closure only runs these while `run` does: they never escape.
             let result = try withoutActuallyEscaping(context) { context in
                 try withoutActuallyEscaping(body) { body in
@@ -68,6 +70,7 @@ package struct TransactionDriver: Sendable {
     @inlinable
     package func run<Context: TransactionContext & DatabaseContext, R>(
         writable: Bool,
+        options: WriteOptions = [],
         begin: () throws -> Void,
         commit: () throws -> Void,
         rollback: () -> Void,
@@ -75,7 +78,7 @@ package struct TransactionDriver: Sendable {
         _ body: (Context) throws -> R
     ) throws -> R {
         try instrumentation.transaction(writable: writable) {
-            let recorder = recorder(writable: writable)
+            let recorder = recorder(writable: writable, options: options)
             try begin()
             let result: R
             do {
@@ -116,19 +119,16 @@ package struct TransactionDriver: Sendable {
         }
     }
 
-    /// The part of every transaction between begin and commit: the user's block, once, then a synced store's
-    /// journal, the backend's last checks and the cancellation check; the context expires whatever happens.
+    /// The part of every transaction between begin and commit: the user's block, once, then the model's hooks
+    /// (a synced store's journal), the backend's last checks and the cancellation check; the context expires whatever happens.
     @inlinable
     func inside<Context: TransactionContext & DatabaseContext, R>(
         _ recorder: ChangeRecorder?, _ context: Context, _ body: (Context) throws -> R
     ) throws -> R {
         defer { context.expire() }
-        let result: R
-        if let journal, let recorder {
-            result = try ChangeRecorder.withCurrent(recorder) { try body(context) }
-            try journal.note(recorder, in: context)
-        } else {
-            result = try body(context)
+        let result = try body(context)
+        if let recorder {
+            for hook in hooks { try hook.willCommit(recorder, in: context) }
         }
         try context.prepareCommit()
         // The last moment a cancelled task's write can still be rolled back: never commit it.

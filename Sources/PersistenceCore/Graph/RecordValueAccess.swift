@@ -5,6 +5,9 @@ package protocol RecordValueAccess: AnyObject {
     /// The relationships of the database's model.
     var graph: ModelGraph { get }
 
+    /// The write's change recorder; `nil` in a read.
+    var recorder: ChangeRecorder? { get }
+
     /// Calls `body` with the values (in layout order) of each record of `type` that `query` selects, in its order;
     /// `body` must not change the store.
     func forEachRecordValues<E: Entity>(_ type: E.Type, query: Query, _ body: ([Value]) throws -> Void) throws
@@ -85,7 +88,7 @@ extension RecordValueAccess {
             if key == .null { continue }
             if reference.target == position, key == values[graph.layouts[position].primaryKeyIndex] { continue }
             guard try contains(graph.types[reference.target], key) else {
-                if let recorder = ChangeRecorder.current, recorder.appliesRemoteChanges {
+                if let recorder, recorder.appliesRemoteChanges {
                     let layout = graph.layouts[position]
                     recorder.danglingReferences.append(
                         DanglingReference(
@@ -173,4 +176,11 @@ extension RecordValueAccess {
         var deletion = GraphDeletion(self, root: position, keys: stored)
         return try deletion.run()
     }
+}
+
+extension DatabaseContext {
+    /// What the write transaction of this context changed so far and how it was asked to treat it: the recorder a
+    /// feature's code in the write's block reads (sync's client, after applying a page). `nil` in a read, or for a
+    /// context of a backend not built on the core's ``StoreContext``.
+    package var changeRecorder: ChangeRecorder? { (self as? any RecordValueAccess)?.recorder }
 }

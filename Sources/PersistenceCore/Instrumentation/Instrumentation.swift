@@ -31,17 +31,19 @@ package struct Instrumentation: Sendable {
     private let tracing: Spans?
 
     /// No logging, no metrics, no spans.
-    package static let off = Instrumentation(logger: nil, metricsFactory: nil, backend: "", store: "")
+    package static let off = Instrumentation(
+        logger: nil, metricsFactory: nil, backend: "", system: .init(name: "", isServer: false), store: "")
 
     /// - Parameters:
     ///   - logger: The builder's logger; its metadata gains `persistence.backend` and `persistence.store`.
     ///   - metricsFactory: Where metrics go; `nil` records none (and reads no clock).
-    ///   - backend: `sqlite`, `lmdb` or `postgres`.
+    ///   - backend: `sqlite`, `lmdb` or `postgres`: the `backend` of logs and metrics.
+    ///   - system: What spans name the engine (OpenTelemetry's `db.system.name`) and whether it is a server.
     ///   - store: The store's name (the builder's database name; PostgreSQL's schema name), never a path.
     ///   - tracer: Where spans go; `nil` makes none.
     package init(
         logger: Logger?, metricsFactory: (any MetricsFactory)?, tracer: (any Tracer)? = nil, backend: String,
-        store: String
+        system: DatabaseSystem, store: String
     ) {
         if var logger {
             logger[metadataKey: "persistence.backend"] = .string(backend)
@@ -51,7 +53,7 @@ package struct Instrumentation: Sendable {
             self.logger = nil
         }
         metrics = metricsFactory.map { Metrics(factory: $0, backend: backend, store: store) }
-        tracing = tracer.map { Spans(tracer: $0, backend: backend, store: store) }
+        tracing = tracer.map { Spans(tracer: $0, system: system, store: store) }
     }
 
     /// Whether anything is recorded about transactions (so the clock is read only then).
@@ -139,17 +141,29 @@ package struct Instrumentation: Sendable {
     }
 }
 
+/// The engine a database's spans name: what OpenTelemetry's `db.system.name` calls it, and whether it is a server
+/// the process talks to (its spans are then client spans) or embedded in the process (internal spans).
+package struct DatabaseSystem: Sendable {
+    package let name: String
+    package let isServer: Bool
+
+    package init(name: String, isServer: Bool) {
+        self.name = name
+        self.isServer = isServer
+    }
+}
+
 /// The tracer and what every span of one database says.
 private final class Spans: Sendable {
     let tracer: any Tracer
-    let system: String
+    let system: DatabaseSystem
     let store: String
     /// The span of the opening under way on this thread (or task), which a migration's figures go to.
     @TaskLocal static var opening: (any Span)?
 
-    init(tracer: any Tracer, backend: String, store: String) {
+    init(tracer: any Tracer, system: DatabaseSystem, store: String) {
         self.tracer = tracer
-        system = backend == "postgres" ? "postgresql" : backend
+        self.system = system
         self.store = store
     }
 
@@ -161,10 +175,10 @@ private final class Spans: Sendable {
 
     /// The generic form, so that the existential tracer is opened.
     private static func span<T: Tracer, R>(
-        _ tracer: T, _ name: String, system: String, store: String, _ body: (any Span) throws -> R
+        _ tracer: T, _ name: String, system: DatabaseSystem, store: String, _ body: (any Span) throws -> R
     ) throws -> R {
-        try tracer.withSpan(name, ofKind: system == "postgresql" ? .client : .internal) { span in
-            span.attributes["db.system.name"] = system
+        try tracer.withSpan(name, ofKind: system.isServer ? .client : .internal) { span in
+            span.attributes["db.system.name"] = system.name
             span.attributes["db.namespace"] = store
             return try body(span)
         }

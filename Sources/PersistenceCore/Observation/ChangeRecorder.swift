@@ -28,16 +28,22 @@ package final class ChangeRecorder {
     private(set) var aliases: Set<String> = []
     /// The transaction may have changed anything (raw SQL that touched tables it can't name).
     package private(set) var touchedEverything = false
-    /// The transaction applies changes pulled from a sync server: a synced store's journal doesn't note them as
-    /// local changes to push (``SyncJournal``).
-    package var appliesRemoteChanges = false
-    /// References to records not stored that changes pulled from a sync server wrote: pages of a pull arrive in the
-    /// server's change order, so a record may come before the one it refers to. The sync client checks them once the
-    /// pull's last page is applied.
+    /// How the write was asked to treat its changes (``WriteOptions/appliesRemoteChanges``).
+    package let options: WriteOptions
+    /// References to records not stored that a write applying remote changes wrote
+    /// (``WriteOptions/appliesRemoteChanges``): pages of a pull arrive in the server's change order, so a record may
+    /// come before the one it refers to. The sync client checks them once the pull's last page is applied.
     package var danglingReferences: [DanglingReference] = []
 
-    /// Starts a transaction's record; `recordsKeys` as the hub's `recordsKeys` says when it begins.
-    package init(recordsKeys: Bool) { self.recordsKeys = recordsKeys }
+    /// Starts a transaction's record; `recordsKeys` as the hub's `recordsKeys` (or the store's hooks) say when it
+    /// begins.
+    package init(recordsKeys: Bool, options: WriteOptions = []) {
+        self.recordsKeys = recordsKeys
+        self.options = options
+    }
+
+    /// Whether the write applies changes that came from elsewhere (``WriteOptions/appliesRemoteChanges``).
+    package var appliesRemoteChanges: Bool { options.contains(.appliesRemoteChanges) }
 
     /// Whether the transaction changed anything observers hear of.
     package var isEmpty: Bool {
@@ -131,31 +137,6 @@ package final class ChangeRecorder {
         return CommittedChanges(entities: entities, aliases: aliases, everything: touchedEverything)
     }
 }
-
-extension ChangeRecorder {
-    /// The recorder of the write transaction whose block the calling thread runs, in a synced store (the
-    /// ``TransactionDriver`` sets it only there); `nil` elsewhere.
-    package static var current: ChangeRecorder? {
-        guard let pointer = pthread_getspecific(currentRecorderKey) else { return nil }
-        return Unmanaged<ChangeRecorder>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    /// Runs `body` with `recorder` as the calling thread's ``current`` recorder.
-    @usableFromInline
-    static func withCurrent<R>(_ recorder: ChangeRecorder, _ body: () throws -> R) rethrows -> R {
-        let previous = pthread_getspecific(currentRecorderKey)
-        pthread_setspecific(currentRecorderKey, Unmanaged.passUnretained(recorder).toOpaque())
-        defer { pthread_setspecific(currentRecorderKey, previous) }
-        return try withExtendedLifetime(recorder) { try body() }
-    }
-}
-
-/// The thread-local slot of ``ChangeRecorder/current``.
-private let currentRecorderKey: pthread_key_t = {
-    var key = pthread_key_t()
-    pthread_key_create(&key, nil)
-    return key
-}()
 
 /// A reference a pulled record wrote to a record not stored (``ChangeRecorder/danglingReferences``).
 package struct DanglingReference: Sendable {

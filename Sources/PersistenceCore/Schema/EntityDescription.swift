@@ -72,15 +72,19 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     /// Prefixes no entity name may begin with (in any case): the library's own tables' and SQLite's.
     package static let reservedPrefixes = ["persistence_", "sqlite_"]
 
+    /// The entities of the library's own features, named with a reserved prefix so that no user entity can take
+    /// their names: sync's journal (`PersistenceSync`'s `Model.synced()`).
+    package static let libraryEntities: Set<String> = ["persistence_sync_records", "persistence_sync_client"]
+
     private func validate() throws {
         guard !name.isEmpty, !name.utf8.contains(0) else {
             throw PersistenceError(.invalidSchema, "an entity name must be non-empty text without NUL characters")
         }
         // The library's own tables and SQLite's are named with these prefixes (`persistence_metadata`, a migration's
         // `persistence_new_…`): an entity named so could collide with one of them, on one backend and not another.
-        // The sync journal's entities (``Model/synced()``) are the library's own: no user entity can take their names.
+        // The entities of the library's own features (sync's journal) are named so on purpose.
         let lowercased = name.lowercased()
-        if !SyncJournalNames.all.contains(name),
+        if !Self.libraryEntities.contains(name),
             let prefix = Self.reservedPrefixes.first(where: { lowercased.hasPrefix($0) })
         {
             throw PersistenceError(

@@ -17,6 +17,10 @@ public struct Model: Sendable {
 
     private var storedEntities: [any Entity.Type]
 
+    /// What runs before each write transaction of the model's stores commits (``WillCommitHook``): features' part in
+    /// writes (sync's journal), carried by the model so every process that opens a store with it runs them.
+    package var hooks: [any WillCommitHook] = []
+
     /// Creates a model of `entities` and the join entities their many-to-many relationships need.
     public init(version: Int = 1, entities: [any Entity.Type]) {
         self.version = version

@@ -49,15 +49,17 @@ public protocol RecordStorage: AnyObject {
     /// nothing to decode).
     @_spi(PersistenceBackend) func contains(key: Value, entity: Int) throws -> Bool
 
-    /// Reads the record whose primary key's stored value is `key` and calls `decode` with it: with the engine's row
-    /// to read in place, or with `nil` once the storage has filled `reader`'s values (`RecordReader.refill(_:)`).
-    /// Returns `nil`, without calling `decode`, when there is no such record.
-    @_spi(PersistenceBackend) func read<R>(
-        key: Value, entity: Int, into reader: RecordReader, _ decode: ((any RecordRow)?) throws -> R
-    ) throws -> R?
+    /// Finds the record whose primary key's stored value is `key`: ``StoredRecord/absent`` when there is none;
+    /// ``StoredRecord/row(_:)`` with the engine's row, which the context reads in place and then ends with
+    /// `endRead()`; or ``StoredRecord/filled`` once the storage filled `reader`'s values (`RecordReader.refill(_:)`).
+    @_spi(PersistenceBackend) func read(key: Value, entity: Int, into reader: RecordReader) throws -> StoredRecord
 
-    /// Calls `visit` for each record `query` selects, in its order and within its window, as `read(key:entity:into:_:)`
-    /// hands a record over.
+    /// Ends the read of the row that `read(key:entity:into:)` handed over (SQLite resets its statement); the
+    /// default does nothing.
+    @_spi(PersistenceBackend) func endRead()
+
+    /// Calls `visit` for each record `query` selects, in its order and within its window: with the engine's row to
+    /// read in place, or with `nil` once the storage has filled `reader`'s values.
     ///
     /// When `reentrant`, `visit` may use the transaction (`forEach`'s block may read, or change the record it was
     /// given); otherwise it only decodes (`recover`), and a server backend may stream the rows without leaving the
@@ -102,7 +104,20 @@ public protocol RecordStorage: AnyObject {
     @_spi(PersistenceBackend) func expire()
 }
 
+/// What a storage's read of a record by its primary key found (``RecordStorage``).
+@_spi(PersistenceBackend) public enum StoredRecord {
+    /// No record has the key.
+    case absent
+    /// The engine's row, to read in place until the storage's `endRead()`.
+    case row(any RecordRow)
+    /// The storage filled the reader's values.
+    case filled
+}
+
 extension RecordStorage {
+    /// Nothing to end: the storage filled the reader, or its rows need no ending.
+    @_spi(PersistenceBackend) public func endRead() {}
+
     /// One by one.
     @_spi(PersistenceBackend) public func delete(keys: [Value], entity: Int, deleted: ((Value) -> Void)?) throws
         -> Int

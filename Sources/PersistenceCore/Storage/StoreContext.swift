@@ -25,6 +25,8 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
     /// model without any pays one test of this flag per operation.
     private let hasRelationships: Bool
 
+    package var recorder: ChangeRecorder? { state.recorder }
+
     /// Whether this context belongs to a write transaction.
     public var isWritable: Bool { state.isWritable }
 
@@ -130,8 +132,16 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
         try use(writing: false)
         let position = try position(of: E.self)
         let reader = coders.reader(for: graph.layouts[position])
-        return try storage.read(key: id.storedValue, entity: position, into: reader) { row in
-            try Self.decode(E.self, row, reader)
+        // No closure, nothing generic in the storage's call: through them, unspecialized code looked up the
+        // optional entity's metadata and copied the entity on every read.
+        switch try storage.read(key: id.storedValue, entity: position, into: reader) {
+        case .absent:
+            return nil
+        case .row(let row):
+            defer { storage.endRead() }
+            return try reader.decode(E.self, in: row)
+        case .filled:
+            return try Self.decodeFilled(E.self, reader)
         }
     }
 
@@ -160,19 +170,23 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
         let resolved = try query.resolve(in: layout, graph: graph)
         let reader = coders.reader(for: layout)
         let cancellation = state.cancellation
+        // The decoded entity goes straight into `body`: held in a local first, unspecialized code copied and
+        // destroyed it (about 200 instructions a record).
         try storage.scan(resolved, entity: position, reentrant: reentrant, into: reader) { row in
             try cancellation?.check()
-            let entity = try Self.decode(E.self, row, reader)
-            // Hand the storage its array back before `body` runs: it refills it in place for the next record.
-            if row == nil { reader.refill { $0 = [] } }
-            try body(entity)
+            if let row {
+                try body(reader.decode(E.self, in: row))
+            } else {
+                try body(Self.decodeFilled(E.self, reader))
+            }
         }
     }
 
-    /// Decodes an entity from the storage's row, or from the values it filled `reader` with.
+    /// Decodes an entity from the values the storage filled `reader` with, and hands the storage its array back
+    /// before the entity goes on: it refills it in place for the next record.
     @inline(__always)
-    static func decode<E: Entity>(_ type: E.Type, _ row: (any RecordRow)?, _ reader: RecordReader) throws -> E {
-        if let row { return try reader.decode(E.self, in: row) }
+    static func decodeFilled<E: Entity>(_ type: E.Type, _ reader: RecordReader) throws -> E {
+        defer { reader.refill { $0 = [] } }
         return try reader.decode(E.self)
     }
 

@@ -99,14 +99,13 @@ public final class LMDBStorage: RecordStorage {
         return try transaction.get(store.dbi, try recordKey(key, store)) != nil
     }
 
-    @_spi(PersistenceBackend) public func read<R>(
-        key: Value, entity: Int, into reader: RecordReader, _ decode: ((any RecordRow)?) throws -> R
-    ) throws -> R? {
+    @_spi(PersistenceBackend) public func read(key: Value, entity: Int, into reader: RecordReader) throws
+        -> StoredRecord
+    {
         let store = stores.all[entity]
         instrumentation.trace("get by primary key", entity: store.layout.entity.name)
         let key = try recordKey(key, store)
-        guard try reader.refill({ try load(key, store, into: &$0) }) else { return nil }
-        return try decode(nil)
+        return try reader.refill({ try load(key, store, into: &$0) }) ? .filled : .absent
     }
 
     // MARK: - Queries

@@ -1,4 +1,5 @@
 import Foundation
+package import PersistenceCore
 
 /// The sync journal's entry for one record of a synced store: the server's version of it this store last saw, and
 /// whether it changed locally since (the outbox).

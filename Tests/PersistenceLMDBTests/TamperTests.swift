@@ -59,6 +59,33 @@ struct TamperTests {
                     }
                 }
                 expectError(.authenticationFailed) { let _: [Secret] = try db.recover() }
+                // A scan testing a condition on the records' bytes opens each record as a whole read does.
+                expectError(.authenticationFailed) { try db.recover(Secret.self, where: Field("note").contains("7")) }
+            }
+        }
+    }
+
+    @Test func aScanWithAConditionRefusesADamagedRecord() throws {
+        try withTemporaryDirectory { directory in
+            var builder = LMDBBuilder.unencrypted(databaseName: "Plain", model: Model(entities: [Secret.self]))
+            builder.directory = directory
+            let db = try builder.create()
+            try db.create((0..<4).map { Secret(id: Int64($0), note: "note \($0)", tag: "t\($0)") })
+            // Only what the condition reads is decoded to test it; the records it keeps are decoded whole.
+            #expect(
+                try db.recover(Secret.self, where: Field("note").contains("2")) == [
+                    Secret(id: 2, note: "note 2", tag: "t2")
+                ])
+            #expect(try db.count(Secret.self, where: Field("tag").contains("t") && !Field("note").contains("3")) == 3)
+            let damages = [
+                StoredBytes.encodeRecord([.integer(1), .text("note 1")]),  // a record of another shape
+                Data([3, 1, 0, 0]),  // an integer cut short
+                Data([9]),  // more values than bytes
+            ]
+            for damage in damages {
+                try db.write { try $0.overwriteStoredBytes(of: Secret.self, id: 1, with: damage) }
+                expectError(.corrupt) { try db.recover(Secret.self, where: Field("note").contains("2")) }
+                expectError(.corrupt) { try db.recover(Secret.self, where: Field("tag").contains("t")) }
             }
         }
     }

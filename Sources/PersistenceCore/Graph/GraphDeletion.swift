@@ -94,13 +94,10 @@ struct GraphDeletion<Access: RecordValueAccess> {
             }
         }
         for position in order.indices {
-            var start = order[position].startIndex
-            while start < order[position].endIndex {
+            try Self.inBatches(order[position]) { batch in
                 try CancellationFlag.checkCurrent()
-                let end = min(start + Self.lookupBatch, order[position].endIndex)
-                let count = try delete(graph.types[position], Array(order[position][start..<end]))
+                let count = try delete(graph.types[position], batch)
                 report.countDeleted(count, of: graph.layouts[position].entity.name)
-                start = end
             }
         }
         return roots.count
@@ -121,17 +118,17 @@ struct GraphDeletion<Access: RecordValueAccess> {
     private func closure(of referrer: ModelGraph.Referrer, from keys: [Value], into found: inout [Value]) throws
         -> Bool
     {
-        var start = keys.startIndex
-        while start < keys.endIndex {
-            let end = min(start + Self.lookupBatch, keys.endIndex)
-            guard
-                let batch = try referringClosure(
-                    graph.types[referrer.source], Array(keys[start..<end]), referrer.foreignKey)
-            else { return false }
-            found.append(contentsOf: batch)
-            start = end
+        var answered = true
+        try Self.inBatches(keys) { batch in
+            guard answered,
+                let reached = try referringClosure(graph.types[referrer.source], batch, referrer.foreignKey)
+            else {
+                answered = false
+                return
+            }
+            found.append(contentsOf: reached)
         }
-        return true
+        return answered
     }
 
     private func referringClosure<T: Entity>(_ type: T.Type, _ keys: [Value], _ foreignKey: Int) throws -> [Value]? {
@@ -154,12 +151,17 @@ struct GraphDeletion<Access: RecordValueAccess> {
 
     /// Calls `body` with conditions matching `attribute` to `keys`, ``lookupBatch`` keys at a time.
     private func forEachBatch(of keys: [Value], attribute: String, _ body: (Condition) throws -> Void) throws {
+        try Self.inBatches(keys) { batch in
+            try body(batch.count == 1 ? .comparison(attribute, .equal, batch[0]) : .oneOf(attribute, batch))
+        }
+    }
+
+    /// Calls `body` with `keys` in order, ``lookupBatch`` at a time: what one statement binds.
+    private static func inBatches(_ keys: [Value], _ body: ([Value]) throws -> Void) throws {
         var start = keys.startIndex
         while start < keys.endIndex {
-            let end = min(start + Self.lookupBatch, keys.endIndex)
-            try body(
-                end - start == 1
-                    ? .comparison(attribute, .equal, keys[start]) : .oneOf(attribute, Array(keys[start..<end])))
+            let end = min(start + lookupBatch, keys.endIndex)
+            try body(Array(keys[start..<end]))
             start = end
         }
     }

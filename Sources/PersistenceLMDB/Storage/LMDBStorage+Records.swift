@@ -38,6 +38,23 @@ extension LMDBStorage {
         _ = try checked(values, store)
     }
 
+    /// ``open(_:_:key:into:)`` for a scan with a condition: whether the record matches `condition`, its values in
+    /// `values` when it does (see `ValueSealer.open(_:entity:key:probing:_:into:)`).
+    func open(
+        _ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer,
+        probing probe: inout StoredProbe, _ condition: ResolvedCondition, into values: inout [Value]
+    ) throws -> Bool {
+        let matched: Bool
+        do {
+            matched = try sealer.open(stored, entity: store, key: key, probing: &probe, condition, into: &values)
+        } catch let error as PersistenceError where error.code == .authenticationFailed {
+            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
+            throw error
+        }
+        if matched { _ = try checked(values, store) }
+        return matched
+    }
+
     /// A record's values from its stored bytes, in a new array (see ``open(_:_:key:into:)``).
     func opened(_ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer) throws
         -> [Value]
@@ -213,10 +230,19 @@ extension LMDBStorage {
         }
         // One array for the whole scan, refilled in place while no visitor keeps it (see `LMDBStorage.scan`).
         var values: [Value] = []
+        guard let condition else {
+            return try transaction.forEach(store.dbi) { key, stored in
+                try cancellation?.check()
+                try open(stored, store, key: key, into: &values)
+                return try visit(key, values)
+            }
+        }
+        // The condition is tested on the attributes it reads, decoded alone from each record's bytes (decrypted
+        // once); only the records it keeps are decoded whole.
+        var probe = StoredProbe(condition, attributes: store.layout.names.count)
         try transaction.forEach(store.dbi) { key, stored in
             try cancellation?.check()
-            try open(stored, store, key: key, into: &values)
-            guard condition?.matches(values) ?? true else { return true }
+            guard try open(stored, store, key: key, probing: &probe, condition, into: &values) else { return true }
             return try visit(key, values)
         }
     }

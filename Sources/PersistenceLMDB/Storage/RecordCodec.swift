@@ -73,6 +73,26 @@ enum RecordCodec {
         guard reader.isAtEnd else { throw damaged() }
     }
 
+    /// Replaces the values at the positions `wanted` marks with a record's, from bytes in place, stepping over the
+    /// others' bytes without decoding them: what a scan reads to test a condition before decoding a whole record.
+    /// Positions not wanted keep what they held (`.null` in a new array). A damaged record is
+    /// ``PersistenceError/Code/corrupt``, as a whole decode would find it.
+    static func decode(_ bytes: UnsafeRawBufferPointer, only wanted: [Bool], into values: inout [Value]) throws {
+        var reader = Reader(bytes: bytes)
+        let stored = try reader.varint()
+        guard stored <= UInt64(bytes.count) else { throw damaged() }
+        let count = Int(stored)
+        if values.count != count { values = Array(repeating: .null, count: count) }
+        for index in 0..<count {
+            if index < wanted.count, wanted[index] {
+                values[index] = try reader.value()
+            } else {
+                try reader.skipValue()
+            }
+        }
+        guard reader.isAtEnd else { throw damaged() }
+    }
+
     private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
         var value = value
         while value >= 0x80 {
@@ -125,6 +145,19 @@ enum RecordCodec {
             case 2: .real(Double(bitPattern: UInt64(littleEndian: try fixed())))
             case 3: .text(try slice().withMemoryRebound(to: UInt8.self) { String(decoding: $0, as: UTF8.self) })
             case 4: .blob(Data(try slice()))
+            default: throw damaged()
+            }
+        }
+
+        /// Steps over one tagged value, checking only that its bytes are there.
+        @inline(__always)
+        mutating func skipValue() throws {
+            switch try byte() {
+            case 0: break
+            case 1, 2:
+                guard bytes.count - offset >= 8 else { throw damaged() }
+                offset += 8
+            case 3, 4: _ = try slice()
             default: throw damaged()
             }
         }

@@ -1,6 +1,6 @@
 internal import CSodium
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// Turns record values into stored bytes and index keys — sealed and keyed when the store is encrypted.
 ///
@@ -47,6 +47,29 @@ struct ValueSealer: Sendable {
         guard let keys else { return try RecordCodec.decode(stored, into: &values) }
         try entity.withAuthenticatedData(for: key) { aad in
             try keys.open(stored, authenticating: aad) { try RecordCodec.decode($0, into: &values) }
+        }
+    }
+
+    /// Opens a record's stored bytes once (authenticating and decrypting them when sealed), decodes only the
+    /// attributes `probe` marks and, when `condition` holds for them, the whole record into `values`: whether it
+    /// did. A scan with a condition decodes in full only the records it keeps.
+    func open(
+        _ stored: UnsafeRawBufferPointer, entity: EntityStore, key: UnsafeRawBufferPointer,
+        probing probe: inout StoredProbe, _ condition: ResolvedCondition, into values: inout [Value]
+    ) throws -> Bool {
+        func decode(_ plain: UnsafeRawBufferPointer) throws -> Bool {
+            try RecordCodec.decode(plain, only: probe.wanted, into: &probe.values)
+            // A record of another shape is damage, as a whole decode reports it: never a condition reading past it.
+            guard probe.values.count == entity.layout.names.count else {
+                throw PersistenceError(.corrupt, "a stored '\(entity.layout.entity.name)' record has the wrong shape")
+            }
+            guard condition.matches(probe.values) else { return false }
+            try RecordCodec.decode(plain, into: &values)
+            return true
+        }
+        guard let keys else { return try decode(stored) }
+        return try entity.withAuthenticatedData(for: key) { aad in
+            try keys.open(stored, authenticating: aad) { try decode($0) }
         }
     }
 
@@ -103,5 +126,37 @@ struct ValueSealer: Sendable {
         let indexed = index.positions.lazy.map { values[$0] }
         guard !indexed.contains(where: \.isNull) else { return nil }
         return try withIndexKey(indexed, body)
+    }
+}
+
+/// What a scan decodes of each record to test its condition: the attributes the condition reads, marked by position,
+/// and an array refilled in place with their values (``ValueSealer/open(_:entity:key:probing:_:into:)``).
+struct StoredProbe {
+    let wanted: [Bool]
+    var values: [Value] = []
+
+    /// The probe of `condition` over records of `count` attributes.
+    init(_ condition: ResolvedCondition, attributes count: Int) {
+        var wanted = [Bool](repeating: false, count: count)
+        condition.markRead(in: &wanted)
+        self.wanted = wanted
+    }
+}
+
+extension ResolvedCondition {
+    /// Marks in `wanted` the positions of the attributes the condition reads.
+    fileprivate func markRead(in wanted: inout [Bool]) {
+        switch self {
+        case .comparison(let at, _, _), .oneOf(let at, _), .contains(let at, _), .hasPrefix(let at, _), .isNull(let at),
+            .relatedCounts(let at, _):
+            if wanted.indices.contains(at) { wanted[at] = true }
+        case .and(let conditions), .or(let conditions):
+            for condition in conditions { condition.markRead(in: &wanted) }
+        case .not(let condition):
+            condition.markRead(in: &wanted)
+        case .related:
+            // Answered before a scan; should one remain, it reads whatever it reads: decode everything.
+            wanted = [Bool](repeating: true, count: wanted.count)
+        }
     }
 }

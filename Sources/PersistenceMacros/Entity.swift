@@ -29,7 +29,11 @@ import PersistenceCore
 /// extension). Compile-time errors name what can't be stored: a type other than a struct, no `id`, only computed
 /// properties, a `lazy` property, a property wrapper, stored properties inside `#if`, a function, tuple, metatype or
 /// existential type, or a type with its own `Codable` implementation (which may store differently). Declarations
-/// the entity makes — indexes, defaults, previous names, a stamp, relationships — work as on any entity.
+/// the entity makes — indexes, defaults, previous names, a stamp, relationships — work as on any entity, and those
+/// written as array literals of string names are checked at compile time too, as the store would check them when it
+/// opens: an index or foreign key naming no stored attribute, a relationship name already taken, `nullify` on a
+/// required foreign key, a foreign key of a type no primary key has, and the inverse of a relationship of the entity
+/// to itself. (Inverses in other entities are checked when the store opens.)
 @attached(
     extension, conformances: PersistenceCore.Entity, names: named(init(record:)), named(encode(to:))
 )

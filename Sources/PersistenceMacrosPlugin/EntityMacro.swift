@@ -67,6 +67,10 @@ struct EntityModel {
         let property: String
         /// The attribute's name, as a string literal.
         let literal: String
+        /// The attribute's name.
+        var name: String = ""
+        /// The property's declared type, when it has one written out.
+        var type: TypeSyntax?
     }
 
     let attributes: [Attribute]
@@ -145,13 +149,22 @@ struct EntityModel {
         }
         let attributes: [Attribute] = stored.compactMap { property in
             guard let codingKeys else {
-                return Attribute(property: property.name, literal: Self.literal(property.name))
+                return Attribute(
+                    property: property.name, literal: Self.literal(property.name), name: property.name,
+                    type: property.binding.typeAnnotation?.type)
             }
             // Left out of `CodingKeys`: not stored (it has a default value, or `Codable` refuses the type already).
-            return codingKeys[property.name].map { Attribute(property: property.name, literal: Self.literal($0)) }
+            return codingKeys[property.name].map {
+                Attribute(
+                    property: property.name, literal: Self.literal($0), name: $0,
+                    type: property.binding.typeAnnotation?.type)
+            }
         }
         if attributes.isEmpty, diagnostics.isEmpty {
             diagnostics.append(Diagnostic(node: structure.name, message: EntityDiagnostic.nothingStored))
+        }
+        if diagnostics.isEmpty {
+            diagnostics += DeclarationChecks(entity: structure.name.text, attributes: attributes).check(structure)
         }
         guard diagnostics.isEmpty else { throw DiagnosticsError(diagnostics: diagnostics) }
         self.attributes = attributes
@@ -234,6 +247,8 @@ enum EntityDiagnostic: DiagnosticMessage {
     case ownCodable
     case conditional
     case wrapped
+    /// A relationship or index declaration that can't fit the entity (the message says why).
+    case declaration(String)
 
     var message: String {
         switch self {
@@ -251,6 +266,7 @@ enum EntityDiagnostic: DiagnosticMessage {
         case .wrapped:
             "a property wrapper is stored as the wrapper, not as the property's type: @Entity can't write its record "
                 + "code (drop the wrapper or @Entity)"
+        case .declaration(let message): message
         }
     }
 
@@ -266,6 +282,7 @@ enum EntityDiagnostic: DiagnosticMessage {
             case .ownCodable: "ownCodable"
             case .conditional: "conditional"
             case .wrapped: "wrapped"
+            case .declaration: "declaration"
             }
         return MessageID(domain: "PersistenceMacros", id: id)
     }

@@ -243,4 +243,112 @@ struct EntityMacroExpansionTests {
                     line: 4, column: 5)
             ])
     }
+
+    @Test func refusesRelationshipsAndIndexesThatDontFit() {
+        expect(
+            """
+            @Entity
+            struct Node {
+                var id: Int64
+                var parentID: Int64
+                var score: Double?
+                static let indexes: [Index] = [.on("id"), .unique("nme")]
+                static let relationships: [Relationship] = [
+                    .toOne("parent", Node.self, foreignKey: "parentID", onDelete: .nullify),
+                    .toOne("scored", Other.self, foreignKey: "score"),
+                    .toOne("missing", Other.self, foreignKey: "otherID"),
+                    .toMany("children", Self.self, inverse: "parnt"),
+                    .toOne("id", Other.self, foreignKey: "parentID"),
+                ]
+            }
+            """,
+            expands: """
+                struct Node {
+                    var id: Int64
+                    var parentID: Int64
+                    var score: Double?
+                    static let indexes: [Index] = [.on("id"), .unique("nme")]
+                    static let relationships: [Relationship] = [
+                        .toOne("parent", Node.self, foreignKey: "parentID", onDelete: .nullify),
+                        .toOne("scored", Other.self, foreignKey: "score"),
+                        .toOne("missing", Other.self, foreignKey: "otherID"),
+                        .toMany("children", Self.self, inverse: "parnt"),
+                        .toOne("id", Other.self, foreignKey: "parentID"),
+                    ]
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(
+                    message: "index names 'nme', which is not a stored attribute of Node (it has: id, parentID, score)",
+                    line: 6, column: 55),
+                DiagnosticSpec(
+                    message:
+                        "relationship 'Node.parent' nullifies on delete, but its foreign key 'parentID' is not optional: make it optional or choose cascade, deny or noAction",
+                    line: 8, column: 49),
+                DiagnosticSpec(
+                    message:
+                        "the foreign key 'score' of relationship 'Node.scored' must be an integer, a string or a UUID, not Double",
+                    line: 9, column: 50),
+                DiagnosticSpec(
+                    message:
+                        "relationship 'Node.missing' names foreign key 'otherID', which is not a stored attribute of Node (it has: id, parentID, score)",
+                    line: 10, column: 51),
+                DiagnosticSpec(
+                    message: "relationship 'Node.children''s inverse 'parnt' is not a to-one of Node to itself",
+                    line: 11, column: 49),
+                DiagnosticSpec(
+                    message:
+                        "relationship 'Node.id' is unnamed or its name is taken by another attribute or relationship",
+                    line: 12, column: 9),
+            ])
+        expect(
+            """
+            @Entity
+            struct Folder {
+                var id: String
+                var parent: String?
+                static let indexes: [Index] = [.on("parentID")]
+                static let relationships: [Relationship] = [
+                    .toOne("up", Folder.self, foreignKey: "parentID", onDelete: .nullify),
+                    .toMany("children", Folder.self, inverse: "up"),
+                    .toMany("files", File.self, inverse: "folder"),
+                ]
+                enum CodingKeys: String, CodingKey {
+                    case id
+                    case parent = "parentID"
+                }
+            }
+            """,
+            expands: """
+                struct Folder {
+                    var id: String
+                    var parent: String?
+                    static let indexes: [Index] = [.on("parentID")]
+                    static let relationships: [Relationship] = [
+                        .toOne("up", Folder.self, foreignKey: "parentID", onDelete: .nullify),
+                        .toMany("children", Folder.self, inverse: "up"),
+                        .toMany("files", File.self, inverse: "folder"),
+                    ]
+                    enum CodingKeys: String, CodingKey {
+                        case id
+                        case parent = "parentID"
+                    }
+                }
+
+                extension Folder: Entity {
+                    /// Reads the entity from a stored record, attribute by attribute (written by `@Entity`).
+                    init(record: PersistenceCore.AttributeReader) throws {
+                        let value0 = try record.read("id", as: PersistenceCore.AttributeReader.type(of: \\Self.id))
+                        let value1 = try record.read("parentID", as: PersistenceCore.AttributeReader.type(of: \\Self.parent))
+                        self.init(id: value0, parent: value1)
+                    }
+
+                    /// Writes the entity's attributes into a record (written by `@Entity`).
+                    func encode(to record: PersistenceCore.AttributeWriter) throws {
+                        try record.write(self.id, for: "id")
+                        try record.write(self.parent, for: "parentID")
+                    }
+                }
+                """)
+    }
 }

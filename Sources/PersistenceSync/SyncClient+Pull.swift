@@ -16,9 +16,11 @@ extension SyncClient {
         }
     }
 
+    /// The client's record is read once here and handed on; a step that changes it (a resync, added scopes) has the
+    /// next step read it again.
     func pullAll() async throws -> Pulled {
-        let clientID = try await self.clientID()
-        let client = try await database.read { try SyncClientState.current(in: $0) }
+        let client = try await clientState()
+        let clientID = client.clientID
         let scopes = self.scopes
         let wanted = SyncScopes.text(of: scopes)
         // A resync cut short goes on first, whatever made it start (a dropped scope, a purge, the first sync).
@@ -26,35 +28,38 @@ extension SyncClient {
             $0.continues(.resync, modelVersion: entities.model.version, scopes: wanted, cursor: 0)
         }
         var pulled = Pulled()
+        // The client's record as the next step finds it: `nil` once a step changed it.
+        var current: SyncClientState? = client
         if client.syncedScopes == nil || client.cursor == 0 || resyncing == true {
-            pulled += try await resync(clientID: clientID, scopes: scopes)
+            pulled += try await resync(clientID: clientID, scopes: scopes, client: client)
+            current = nil
         } else if client.syncedScopes != wanted {
             let added = SyncScopes.added(to: client.syncedScopes, in: scopes)
             if let added {
                 // Only new scopes: their records now, then every change since the cursor for all of them.
                 pulled += try await pages(
                     clientID: clientID, kind: .addedScopes, cursor: 0, scopes: added, generation: nil,
-                    resuming: try await resumable(.addedScopes, scopes: added, cursor: 0),
+                    client: client, resuming: resumable(.addedScopes, scopes: added, cursor: 0, in: client),
                     finish: { _, client, _, _ in client.syncedScopes = wanted })
             } else {
-                pulled += try await resync(clientID: clientID, scopes: scopes)
+                pulled += try await resync(clientID: clientID, scopes: scopes, client: client)
             }
+            current = nil
         }
         do {
-            pulled += try await changes(clientID: clientID, scopes: scopes)
+            pulled += try await changes(clientID: clientID, scopes: scopes, client: current)
         } catch let error as PersistenceError where error.code == .resyncRequired {
-            pulled += try await resync(clientID: clientID, scopes: scopes)
-            pulled += try await changes(clientID: clientID, scopes: scopes)
+            pulled += try await resync(clientID: clientID, scopes: scopes, client: nil)
+            pulled += try await changes(clientID: clientID, scopes: scopes, client: nil)
         }
         return pulled
     }
 
-    /// The progress of the pull described, stored by an earlier sync that stopped part-way; `nil` when the store holds
-    /// none, or another pull's.
-    func resumable(_ kind: SyncPullProgress.Kind, scopes: [SyncScope]?, cursor: Int64) async throws
+    /// The progress of the pull described that `client` holds, stored by an earlier sync that stopped part-way; `nil`
+    /// when it holds none, or another pull's.
+    func resumable(_ kind: SyncPullProgress.Kind, scopes: [SyncScope]?, cursor: Int64, in client: SyncClientState)
         -> SyncPullProgress?
     {
-        let client = try await database.read { try SyncClientState.current(in: $0) }
         guard let progress = SyncPullProgress.stored(in: client),
             progress.continues(
                 kind, modelVersion: entities.model.version, scopes: SyncScopes.text(of: scopes), cursor: cursor)
@@ -62,12 +67,14 @@ extension SyncClient {
         return progress
     }
 
-    /// Pulls every change since the store's cursor, then moves the cursor.
-    func changes(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
-        let cursor = try await database.read { try SyncClientState.current(in: $0).cursor }
+    /// Pulls every change since the store's cursor, then moves the cursor. `client` is the client's record when the
+    /// caller has it as stored; `nil` reads it.
+    func changes(clientID: String, scopes: [SyncScope]?, client: SyncClientState?) async throws -> Pulled {
+        let client = try await stored(client)
+        let cursor = client.cursor
         return try await pages(
-            clientID: clientID, kind: .changes, cursor: cursor, scopes: scopes, generation: nil,
-            resuming: try await resumable(.changes, scopes: scopes, cursor: cursor),
+            clientID: clientID, kind: .changes, cursor: cursor, scopes: scopes, generation: nil, client: client,
+            resuming: resumable(.changes, scopes: scopes, cursor: cursor, in: client),
             finish: { _, client, horizon, epoch in
                 client.cursor = max(client.cursor, horizon)
                 client.purgeEpoch = max(client.purgeEpoch, epoch)
@@ -77,8 +84,9 @@ extension SyncClient {
     /// Pulls the scopes' records whole, removes every clean local record it didn't get, and restarts the cursor from
     /// the snapshot: the first sync, a dropped scope, a client offline for longer than the server keeps deletions.
     /// A resync that stopped part-way goes on from its last applied page, with its generation.
-    func resync(clientID: String, scopes: [SyncScope]?) async throws -> Pulled {
-        let resumed = try await resumable(.resync, scopes: scopes, cursor: 0)
+    func resync(clientID: String, scopes: [SyncScope]?, client: SyncClientState?) async throws -> Pulled {
+        let before = try await stored(client)
+        let resumed = resumable(.resync, scopes: scopes, cursor: 0, in: before)
         // Taken before the first page: a resync that fails part-way has stamped records with its generation, and the
         // next one must not count them as brought by it — unless it goes on with the same generation.
         // A store that held no synced record then (a first sync) has nothing the sweep could remove: records written
@@ -95,7 +103,7 @@ extension SyncClient {
         let wanted = SyncScopes.text(of: scopes)
         var pulled = try await pages(
             clientID: clientID, kind: .resync, cursor: 0, scopes: scopes, generation: generation, sweeps: held,
-            resuming: resumed,
+            client: before, resuming: resumed,
             finish: { [entities] context, client, horizon, epoch in
                 if held { try Self.sweep(in: context, entities: entities, keeping: generation) }
                 client.cursor = horizon
@@ -107,6 +115,12 @@ extension SyncClient {
         return pulled
     }
 
+    /// `client` when given, else the client's record read from the store.
+    private func stored(_ client: SyncClientState?) async throws -> SyncClientState {
+        if let client { return client }
+        return try await database.read { try SyncClientState.current(in: $0) }
+    }
+
     /// What a pull does in its last page's write: the store's client record, changed by it and then stored, and the
     /// lowest cursor and the first purge epoch the pages gave.
     typealias Finish =
@@ -116,12 +130,13 @@ extension SyncClient {
     /// Pulls pages until the last, each applied in one local write that also stores where the pull stands (so that
     /// a pull cut short goes on from `resuming`, the progress its last applied page stored); `finish` runs in the last
     /// page's write with the lowest cursor the pages gave (every change after it is in a later pull).
+    ///
+    /// `client` is the client's record as stored before the first page (its purge epoch and generation).
     func pages(
         clientID: String, kind: SyncPullProgress.Kind, cursor: Int64, scopes: [SyncScope]?, generation: Int64?,
-        sweeps: Bool = false, resuming: SyncPullProgress?,
+        sweeps: Bool = false, client: SyncClientState, resuming: SyncPullProgress?,
         finish: @escaping Finish
     ) async throws -> Pulled {
-        let client = try await database.read { try SyncClientState.current(in: $0) }
         let purgeEpoch = client.purgeEpoch
         // Applied records carry the resync's generation, or the store's current one.
         let generation = generation ?? client.generation

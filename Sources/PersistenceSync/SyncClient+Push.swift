@@ -6,7 +6,7 @@ import Synchronization
 extension SyncClient {
     func pushAll() async throws -> SyncReport {
         var report = SyncReport()
-        let clientID = try await self.clientID()
+        let clientID = try await clientState().clientID
         while true {
             let entries = try await database.read { [entities, pushBatchSize] context in
                 try Self.pendingBatch(in: context, entities: entities, limit: pushBatchSize)

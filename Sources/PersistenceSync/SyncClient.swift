@@ -224,15 +224,16 @@ public final class SyncClient<Store: Database>: Sendable {
 
     // MARK: Client
 
-    /// The store's client id, made and stored on first use.
-    func clientID() async throws -> String {
-        if let id = try await database.read({ try $0.recover(SyncClientState.self, id: 1)?.clientID }) {
-            return id
+    /// The store's client record — its id, cursor, scopes, generation and pull under way — made and stored on first
+    /// use: one read of the store once it exists.
+    func clientState() async throws -> SyncClientState {
+        if let client = try await database.read({ try $0.recover(SyncClientState.self, id: 1) }) {
+            return client
         }
         return try await database.write(options: .appliesRemoteChanges) { context in
             let client = try SyncClientState.current(in: context)
             try context.upsert(client)
-            return client.clientID
+            return client
         }
     }
 }

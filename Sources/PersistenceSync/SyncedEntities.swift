@@ -75,14 +75,22 @@ package struct SyncedEntities: Sendable {
 }
 
 extension DatabaseContext {
+    /// The context's record-level access: sync reads and writes records as values, never through the entity.
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a context not built on the core's `StoreContext`.
+    private func records() throws -> any RecordValueAccess {
+        guard let access = recordAccess else {
+            throw PersistenceError(.invalidArgument, "sync runs on the library's own backends' contexts")
+        }
+        return access
+    }
+
     /// The stored record of `entry`'s entity with primary key `key`, or `nil`.
     package func syncedRecord(_ entry: SyncedEntities.Entry, key: Value) throws -> Record? {
         try syncedRecord(entry.type, key: key, layout: entry.layout)
     }
 
     private func syncedRecord<E: Entity>(_ type: E.Type, key: Value, layout: RecordLayout) throws -> Record? {
-        let query = Query(where: Field(layout.names[layout.primaryKeyIndex]) == key, limit: 1)
-        return try recover(E.self, query: query).first.map { try Record(encoding: $0) }
+        try records().recordValues(E.self, key: key).map { try Record(layout: layout, values: $0) }
     }
 
     /// The stored records of `entry`'s entity with these primary keys, by key.
@@ -96,13 +104,12 @@ extension DatabaseContext {
         _ type: E.Type, keys: [Value], layout: RecordLayout, where condition: Condition?
     ) throws -> [Value: Record] {
         let byKey = Field(layout.names[layout.primaryKeyIndex]).in(keys)
-        let query = Query(where: condition.map { byKey && $0 } ?? byKey)
-        return try Dictionary(
-            recover(E.self, query: query).map {
-                let record = try Record(encoding: $0)
-                return (record.primaryKey, record)
-            },
-            uniquingKeysWith: { first, _ in first })
+        var found: [Value: Record] = [:]
+        try records().forEachRecordValues(E.self, query: Query(where: condition.map { byKey && $0 } ?? byKey)) {
+            let record = try Record(layout: layout, values: $0)
+            if found[record.primaryKey] == nil { found[record.primaryKey] = record }
+        }
+        return found
     }
 
     /// Calls `body` with the primary key of every stored record of `entry`'s entity.
@@ -113,7 +120,9 @@ extension DatabaseContext {
     private func forEachSyncedKey<E: Entity>(_ type: E.Type, layout: RecordLayout, _ body: (Value) throws -> Void)
         throws
     {
-        try forEach(E.self, query: Query()) { try body(Record(encoding: $0).primaryKey) }
+        try records().forEachRecordValues(E.self, query: Query(), attributes: [layout.primaryKeyIndex]) {
+            try body($0[0])
+        }
     }
 
     /// Writes `record` as the stored state of its entity's record (created or replaced whole), or deletes the record
@@ -130,13 +139,10 @@ extension DatabaseContext {
             _ = try delete(E.self, where: Field(layout.names[layout.primaryKeyIndex]) == key)
             return
         }
-        let entity: E = try record.decode()
+        let access = try records()
         // Not `upsert`: its stamp rule would keep a stored record with a newer stamp than the state being stored.
-        if try exists ?? (recover(E.self, id: entity.id) != nil) {
-            try update(entity)
-        } else {
-            try create(entity)
-        }
+        let stored = try exists ?? access.containsRecord(E.self, key: record.primaryKey)
+        try access.storeRecord(E.self, values: record.values, exists: stored)
     }
 
     /// Whether the store holds any record of `entry`'s entity.

@@ -68,7 +68,7 @@ public enum ConformanceSuite {
         + ObservationChecks.all + AppObservationChecks.all + ObservationTrackingChecks.all + ListObservationChecks.all
         + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
         + HandWrittenRecordChecks.all + RelationshipChecks.all + AggregateChecks.all + GraphLoadingChecks.all
-        + RelationshipQueryChecks.all + ManyToManyChecks.all + WriteHookChecks.all
+        + RelationshipQueryChecks.all + ManyToManyChecks.all + WriteHookChecks.all + DynamicRecordChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

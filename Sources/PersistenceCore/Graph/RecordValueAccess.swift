@@ -19,6 +19,15 @@ package protocol RecordValueAccess: AnyObject {
         _ type: E.Type, query: Query, attributes positions: [Int], _ body: ([Value]) throws -> Void
     ) throws
 
+    /// The values (in layout order) of the record of `type` whose primary key's stored value is `key`, or `nil`.
+    func recordValues<E: Entity>(_ type: E.Type, key: Value) throws -> [Value]?
+
+    /// Writes a record of `type` from `values` (in layout order) as `create` (when it doesn't `exist`) or `update`
+    /// writes an entity: each value checked as decoding the entity would check it, foreign keys checked, the change
+    /// recorded — without the entity.
+    /// - Throws: `invalidValue` naming an attribute whose value doesn't fit; what `create` and `update` throw.
+    func storeRecord<E: Entity>(_ type: E.Type, values: [Value], exists: Bool) throws
+
     /// Whether a record of `type` has the primary key whose stored value is `key`.
     func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
 
@@ -182,5 +191,9 @@ extension DatabaseContext {
     /// What the write transaction of this context changed so far and how it was asked to treat it: the recorder a
     /// feature's code in the write's block reads (sync's client, after applying a page). `nil` in a read, or for a
     /// context of a backend not built on the core's ``StoreContext``.
-    package var changeRecorder: ChangeRecorder? { (self as? any RecordValueAccess)?.recorder }
+    package var changeRecorder: ChangeRecorder? { recordAccess?.recorder }
+
+    /// The context's record-level access (``RecordValueAccess``): every context built on the core's
+    /// ``StoreContext`` has it.
+    package var recordAccess: (any RecordValueAccess)? { self as? any RecordValueAccess }
 }

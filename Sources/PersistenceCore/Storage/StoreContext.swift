@@ -141,7 +141,8 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
             defer { storage.endRead() }
             return try reader.decode(E.self, in: row)
         case .filled:
-            return try Self.decodeFilled(E.self, reader)
+            // The storage refills the reader's own array in place next time: it stays.
+            return try reader.decode(E.self)
         }
     }
 

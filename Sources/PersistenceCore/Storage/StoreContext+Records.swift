@@ -1,0 +1,59 @@
+/// Dynamic records through the context: what sync (and any code that holds records without their Swift type)
+/// reads and writes, with the checks a typed write makes, and no round trip through the entity.
+extension StoreContext {
+    package func recordValues<E: Entity>(_ type: E.Type, key: Value) throws -> [Value]? {
+        try use(writing: false)
+        let position = try position(of: E.self)
+        let layout = graph.layouts[position]
+        let reader = coders.reader(for: layout)
+        switch try storage.read(key: key, entity: position, into: reader) {
+        case .absent:
+            return nil
+        case .row(let row):
+            defer { storage.endRead() }
+            return layout.names.indices.map { row.value(at: $0) }
+        case .filled:
+            // The reader's array is taken: the storage fills a new one next time.
+            return reader.refill { values in
+                defer { values = [] }
+                return values
+            }
+        }
+    }
+
+    package func storeRecord<E: Entity>(_ type: E.Type, values: [Value], exists: Bool) throws {
+        try use(writing: true)
+        let position = try position(of: E.self)
+        let layout = graph.layouts[position]
+        let values = try layout.checkedValues(values)
+        try checkReferences(values, of: E.self)
+        let key = values[layout.primaryKeyIndex]
+        if exists {
+            guard try storage.update(values, entity: position) else {
+                throw PersistenceError(.notFound, "no \(layout.entity.name) has that primary key")
+            }
+            state.recorder?.record(.update, layout, key: key)
+        } else {
+            try storage.insert(values, entity: position)
+            state.recorder?.record(.insert, layout, key: key)
+        }
+    }
+}
+
+extension RecordLayout {
+    /// `values` as this layout's entity stores them, each checked as decoding the entity would check it (a UUID of
+    /// 16 bytes, JSON that parses, a `Bool` of 0 or 1…), so a record written from dynamic values reads back as an
+    /// entity.
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a count of values other than the attributes',
+    ///   ``PersistenceError/Code/invalidValue`` naming the attribute whose value doesn't fit.
+    package func checkedValues(_ values: [Value]) throws -> [Value] {
+        let record = try Record(layout: self, values: values)
+        let stored = try storedValues(of: record)
+        for (position, attribute) in entity.attributes.enumerated() {
+            if let problem = attribute.verificationProblem(for: stored[position], in: entity.name) {
+                throw PersistenceError(.invalidValue, problem.message)
+            }
+        }
+        return stored
+    }
+}

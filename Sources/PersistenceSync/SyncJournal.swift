@@ -5,7 +5,7 @@ public import PersistenceCore
 /// (the outbox), the server's version of each record it knows, and the client's id, outbox sequence and pull cursor.
 ///
 /// A store is synced when its model includes the journal's entities and carries the journal as a hook
-/// (``PersistenceCore/Model/synced()``). Every write transaction of such a store — whichever process runs it, whether
+/// (`Model.synced()`). Every write transaction of such a store — whichever process runs it, whether
 /// or not a sync client is attached — notes the records it changed in the journal **in the same transaction**, just
 /// before it commits (the core runs the model's will-commit hooks there): a committed local write is always in the
 /// outbox, and a write that rolls back leaves nothing there. The sync client pushes the journal's pending records and

@@ -1,4 +1,4 @@
-/// How a write transaction treats what it changes: ``Database/write(options:_:)-(_,(Context)->R)``.
+/// How a write transaction treats what it changes: `Database.write(options:_:)`, sync and async.
 public struct WriteOptions: OptionSet, Sendable, Hashable {
     public let rawValue: Int
 

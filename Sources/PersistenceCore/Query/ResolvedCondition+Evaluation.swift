@@ -46,6 +46,28 @@ extension ResolvedCondition {
         }
     }
 
+    /// The condition with each condition on related records answered ahead of a scan, for backends that evaluate
+    /// conditions in memory: one pass over the related entity's records that match the related condition, counting
+    /// them per linked value (``relatedCounts(_:_:)``), so that ``matches(_:)`` can then check each record.
+    ///
+    /// - Parameter visitMatching: Calls its last argument with the values of each record of the entity at its first
+    ///   argument (a position in the model) that matches its second (all when `nil`; it may itself be related: the
+    ///   backend answers it the same way, through this function).
+    package func answeringRelated(
+        visitingMatching visitMatching: (
+            _ entity: Int, _ condition: ResolvedCondition?, _ visit: ([Value]) throws -> Void
+        ) throws -> Void
+    ) throws -> ResolvedCondition {
+        try answeringRelated { related in
+            var counts: [Value: Int] = [:]
+            try visitMatching(related.target, related.condition) { values in
+                let linked = values[related.remote]
+                if !linked.isNull { counts[linked, default: 0] += 1 }
+            }
+            return .relatedCounts(related.local, RelatedCounts(counts: counts, count: related.count))
+        }
+    }
+
     /// Null-safe equality: `nil` equals only `nil`; numbers compare numerically.
     private static func equal(_ lhs: Value, _ rhs: Value) -> Bool {
         if lhs.isNull || rhs.isNull { return lhs.isNull && rhs.isNull }

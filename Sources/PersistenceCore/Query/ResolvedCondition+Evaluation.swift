@@ -2,7 +2,7 @@ import Foundation
 
 extension ResolvedCondition {
     /// Whether a record's values satisfy the condition, with the semantics SQLite gives the same condition.
-    package func matches(_ values: [Value]) -> Bool {
+    @_spi(PersistenceBackend) public func matches(_ values: [Value]) -> Bool {
         switch self {
         case .comparison(let at, let op, let operand):
             let value = values[at]
@@ -53,7 +53,7 @@ extension ResolvedCondition {
     /// - Parameter visitMatching: Calls its last argument with the values of each record of the entity at its first
     ///   argument (a position in the model) that matches its second (all when `nil`; it may itself be related: the
     ///   backend answers it the same way, through this function).
-    package func answeringRelated(
+    @_spi(PersistenceBackend) public func answeringRelated(
         visitingMatching visitMatching: (
             _ entity: Int, _ condition: ResolvedCondition?, _ visit: ([Value]) throws -> Void
         ) throws -> Void
@@ -99,7 +99,7 @@ extension ResolvedQuery {
     }
 
     /// Whether the order is the default one: by primary key, ascending.
-    package var isPrimaryKeyOrder: Bool { sort.count == 1 && sort[0].ascending }
+    @_spi(PersistenceBackend) public var isPrimaryKeyOrder: Bool { sort.count == 1 && sort[0].ascending }
 
     /// Keeps the records, in order, that the limit per value allows (all when there is none).
     package func limitingPerValue(_ ordered: [[Value]]) -> [[Value]] {
@@ -117,13 +117,13 @@ extension ResolvedQuery {
     /// Applies condition, order and window to records in memory — for backends that scan.
     /// - Parameter inPrimaryKeyOrder: The records are already sorted by primary key, so the default order needs
     ///   no sort.
-    package func apply(to records: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
+    @_spi(PersistenceBackend) public func apply(to records: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
         let matching = condition.map { condition in records.filter { condition.matches($0) } } ?? records
         return ordered(matching, inPrimaryKeyOrder: inPrimaryKeyOrder)
     }
 
     /// Applies order and window to records that already match the condition.
-    package func ordered(_ matching: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
+    @_spi(PersistenceBackend) public func ordered(_ matching: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
         var matching = matching
         if !(inPrimaryKeyOrder && isPrimaryKeyOrder) { matching.sort(by: areInIncreasingOrder) }
         matching = limitingPerValue(matching)

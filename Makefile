@@ -209,7 +209,8 @@ consumer-check-sqlite consumer-check-lmdb consumer-check-postgres consumer-check
 # A backend written as an outside author writes one: the in-memory store of Tests/Consumers/MemoryBackend, a package
 # of its own that depends on the PersistenceCore and PersistenceTesting products only and reaches the core through its
 # backend SPI. Its tests run the whole conformance suite. It builds into the root's `.build`, as the consumer checks do,
-# so only its own two targets compile after `make test`'s build.
+# so only its own two targets compile after `make test`'s build (53 s on a loaded 2-core machine: 27 s to compile and
+# link, 24 s for the 160 checks; 30 s when nothing changed).
 memory-backend-check: deps
 	@echo "==> memory-backend-check: the conformance suite on Tests/Consumers/MemoryBackend (a backend outside the library)"
 	$(SWIFT) test --package-path Tests/Consumers/MemoryBackend --scratch-path $(CONSUMER_SCRATCH) --disable-xctest

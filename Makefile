@@ -7,6 +7,7 @@
 #   make build            build every target
 #   make lint             swift format lint --strict
 #   make consumer-check   build the packages that depend on one backend product only, and check what they link
+#   make memory-backend-check  the conformance suite on the in-memory backend, a package outside the library's own
 #   make clean            remove build products
 #   make compare          ours vs raw C vs GRDB, side by side (N=…, RUNS=…, COMMITS=…, TOOL_ROWS=…, ONLY=S1,O1); JSON in .benchmarks/
 #   make bench-smoke      build the Benchmarks package (debug) and run every workload at tiny sizes (what CI runs)
@@ -46,7 +47,7 @@ endif
 endif
 
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb consumer-check-sync
-.PHONY: consumer-check-postgres clean
+.PHONY: consumer-check-postgres memory-backend-check clean
 .PHONY: compare bench-smoke benchmark instructions
 .PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check
 
@@ -58,6 +59,7 @@ help:
 	@echo "make build           build every target"
 	@echo "make lint            swift format lint --strict"
 	@echo "make consumer-check  check that a one-backend app links no other backend's libraries"
+	@echo "make memory-backend-check  run the conformance suite on the in-memory backend built outside the library"
 	@echo "make test-postgres   start a throw-away PostgreSQL (installs it when missing), run the Postgres tests, stop it"
 	@echo "make clean           remove build products"
 	@echo "make compare         ours vs raw C vs GRDB in one run (N=…, RUNS=…, COMMITS=…, TOOL_ROWS=…, ONLY=S1,O1); JSON in .benchmarks/"
@@ -117,6 +119,7 @@ test: deps lint
 	@echo "==> test: run the Postgres tests (with a throw-away PostgreSQL server)"
 	scripts/with-postgres.sh $(SWIFT) test --skip-build --disable-xctest --filter PersistencePostgresTests --filter PostgresToolTests --filter PostgresCommandsTests --filter PersistenceSyncTests
 	@$(MAKE) --no-print-directory consumer-check
+	@$(MAKE) --no-print-directory memory-backend-check
 	@$(MAKE) --no-print-directory docs-check
 
 # The Postgres tests run against a throw-away cluster (scripts/with-postgres.sh: installs postgresql when missing,
@@ -202,6 +205,15 @@ consumer-check-sqlite consumer-check-lmdb consumer-check-postgres consumer-check
 	fi; \
 	echo "==> $@: OK ($$(printf '%s\n' "$$libs" | wc -l | tr -d ' ') libraries linked, none $(FORBIDDEN_NAMES);" \
 		"no code of $(FORBIDDEN_SYMBOL_NAMES))"
+
+# A backend written as an outside author writes one: the in-memory store of Tests/Consumers/MemoryBackend, a package
+# of its own that depends on the PersistenceCore and PersistenceTesting products only and reaches the core through its
+# backend SPI. Its tests run the whole conformance suite. It builds into the root's `.build`, as the consumer checks do,
+# so only its own two targets compile after `make test`'s build (53 s on a loaded 2-core machine: 27 s to compile and
+# link, 24 s for the 160 checks; 30 s when nothing changed).
+memory-backend-check: deps
+	@echo "==> memory-backend-check: the conformance suite on Tests/Consumers/MemoryBackend (a backend outside the library)"
+	$(SWIFT) test --package-path Tests/Consumers/MemoryBackend --scratch-path $(CONSUMER_SCRATCH) --disable-xctest
 
 docs-check: deps
 	@echo "==> docs-check: DocC links of every product's docs"

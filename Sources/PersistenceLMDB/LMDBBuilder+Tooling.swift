@@ -1,6 +1,6 @@
 internal import CLMDB
 public import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 extension LMDBBuilder {
     /// Whether the store's file exists.

@@ -4,6 +4,7 @@ public import Foundation
 public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 public import Tracing
 
 /// Builds an ``LMDBDatabase``: validates the configuration, then opens or creates the store and checks the

@@ -1,6 +1,6 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 extension LMDBDatabase {
     /// Changes the store's passphrase in one transaction: from the moment it commits, only `newPassphrase` opens

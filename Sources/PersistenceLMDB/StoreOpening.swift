@@ -1,6 +1,6 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// The steps of opening a store, in order: read the metadata, derive and check the key, then create or check.
 struct StoreOpening {

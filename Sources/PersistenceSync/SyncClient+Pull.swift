@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// Pulling: pages of the server's changes, scope changes, resyncs.
 extension SyncClient {

@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// Pushing: whole outbox sequences in batches, and what the server's answers do to the journal.

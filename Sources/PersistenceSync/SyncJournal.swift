@@ -1,5 +1,5 @@
 import Foundation
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 
 /// What a synced store keeps of its sync beside the data: which records changed locally since they were last pushed
 /// (the outbox), the server's version of each record it knows, and the client's id, outbox sequence and pull cursor.

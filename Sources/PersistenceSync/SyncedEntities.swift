@@ -1,4 +1,4 @@
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// A synced model's entities by name, with their layouts and the order pulled and pushed changes are applied in:
 /// referenced entities before those that refer to them (so a record's parent exists when it is written), deletions

@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Testing
 
 /// A directory of its own under the system's temporary directory, removed by ``remove()``.

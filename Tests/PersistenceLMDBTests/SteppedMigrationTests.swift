@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PersistenceBackend) import PersistenceCore
 import PersistenceTesting
 import Testing
 

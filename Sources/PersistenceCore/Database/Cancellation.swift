@@ -7,7 +7,7 @@ import Synchronization
 /// `Task.isCancelled`. The transaction runner makes one flag per call, sets it from the task's cancellation
 /// handler and makes it the running thread's ``current`` flag while the block runs; backends check it before a
 /// write commits, and long loops (iteration, batches, reconcile, verification, migrations) check it between records.
-package final class CancellationFlag: Sendable {
+@usableFromInline package final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
 
     package init() {}
@@ -33,7 +33,7 @@ package final class CancellationFlag: Sendable {
 
     /// Throws `CancellationError` when the calling thread works for a cancelled task.
     @inline(__always)
-    package static func checkCurrent() throws {
+    @usableFromInline package static func checkCurrent() throws {
         try current?.check()
     }
 

@@ -9,15 +9,17 @@
 /// sent, and the hub passes publications on in ticket order.
 ///
 /// **The user's block runs exactly once**: nothing here runs it again, whatever fails.
-package struct TransactionDriver: Sendable {
-    package let instrumentation: Instrumentation
-    package let observationHub: ObservationHub
+@_spi(PersistenceBackend) public struct TransactionDriver: Sendable {
+    @usableFromInline package let instrumentation: Instrumentation
+    @usableFromInline package let observationHub: ObservationHub
     /// Whether writes commit concurrently, so that publications must be put in commit order by tickets.
-    package let ordersCommits: Bool
+    @usableFromInline package let ordersCommits: Bool
     /// What runs in each write just before it commits: the model's hooks (``WillCommitHook``, sync's journal).
-    package let hooks: [any WillCommitHook]
+    @usableFromInline package let hooks: [any WillCommitHook]
 
-    package init(
+    /// A driver that records through `instrumentation` and publishes commits to `observationHub`; `model`'s
+    /// will-commit hooks run in every write. `ordersCommits` when writes commit concurrently (a server's pool).
+    @_spi(PersistenceBackend) public init(
         instrumentation: Instrumentation, observationHub: ObservationHub, ordersCommits: Bool = false,
         model: Model? = nil
     ) {
@@ -43,7 +45,7 @@ package struct TransactionDriver: Sendable {
     ///   - transaction: Runs its closure inside a transaction of the engine's: begins, calls it once, commits.
     ///   - context: Makes the context of the transaction, with the write's change recorder (`nil` in a read).
     @inlinable
-    package func run<Handle, Context: TransactionContext & DatabaseContext, R>(
+    @_spi(PersistenceBackend) public func run<Handle, Context: TransactionContext & DatabaseContext, R>(
         writable: Bool,
         options: WriteOptions = [],
         in transaction: (_ inside: (Handle) throws -> R) throws -> R,
@@ -68,7 +70,7 @@ package struct TransactionDriver: Sendable {
     /// Runs `body` in one transaction of an engine that begins, commits and rolls back by statements (SQLite,
     /// PostgreSQL): `begin`, then `body`, then `commit` — `rollback` after any error of either.
     @inlinable
-    package func run<Context: TransactionContext & DatabaseContext, R>(
+    @_spi(PersistenceBackend) public func run<Context: TransactionContext & DatabaseContext, R>(
         writable: Bool,
         options: WriteOptions = [],
         begin: () throws -> Void,
@@ -137,13 +139,14 @@ package struct TransactionDriver: Sendable {
     }
 }
 
-/// What the ``TransactionDriver`` asks of a backend's context.
-package protocol TransactionContext: AnyObject {
+/// What the transaction driver asks of a backend's context (``StoreContext`` is one). Public so that the context can
+/// adopt it; its requirements are backend SPI.
+public protocol TransactionContext: AnyObject {
     /// Ends the context's use: every later call throws ``PersistenceError/Code/contextExpired``.
-    func expire()
+    @_spi(PersistenceBackend) func expire()
     /// The backend's last checks and writes after the user's block returned, before the transaction commits (a read
     /// transaction's too). Throwing rolls the transaction back.
-    func prepareCommit() throws
+    @_spi(PersistenceBackend) func prepareCommit() throws
 }
 
 /// What every backend's context holds besides its storage and stays fixed for its transaction: whether it may write,

@@ -7,7 +7,7 @@ import Tracing
 /// this way waiting writes hold no thread) and reads through a concurrent one. A server's runner sends both to
 /// ``WorkerThreads`` as many as its connections: its transactions spend their time waiting on the network, which
 /// Dispatch would let only as many of at once as the machine has cores.
-package struct TransactionRunner: Sendable {
+@_spi(PersistenceBackend) public struct TransactionRunner: Sendable {
     private enum Lanes {
         case queues(reads: DispatchQueue, writes: DispatchQueue)
         case threads(WorkerThreads)
@@ -16,7 +16,7 @@ package struct TransactionRunner: Sendable {
     private let lanes: Lanes
 
     /// A runner for an embedded store: its queues, labelled for debugging.
-    package init(label: String) {
+    @_spi(PersistenceBackend) public init(label: String) {
         lanes = .queues(
             reads: DispatchQueue(label: "\(label).reads", qos: .userInitiated, attributes: .concurrent),
             writes: DispatchQueue(label: "\(label).writes", qos: .userInitiated))
@@ -29,7 +29,9 @@ package struct TransactionRunner: Sendable {
     }
 
     /// Runs a read (on the concurrent queue, or a worker thread).
-    package func read<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+    @_spi(PersistenceBackend) public func read<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws
+        -> R
+    {
         switch lanes {
         case .queues(let reads, _): try await Self.run(on: reads, work)
         case .threads(let threads): try await Self.run(on: threads, work)
@@ -37,7 +39,9 @@ package struct TransactionRunner: Sendable {
     }
 
     /// Runs a write (on the serial queue, or a worker thread).
-    package func write<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+    @_spi(PersistenceBackend) public func write<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws
+        -> R
+    {
         switch lanes {
         case .queues(_, let writes): try await Self.run(on: writes, work)
         case .threads(let threads): try await Self.run(on: threads, work)

@@ -6,18 +6,21 @@ import Synchronization
 /// Every backend (SQLite, LMDB, PostgreSQL) runs one write of a database at a time, under this lock. A second write
 /// started on the thread that holds the lock would wait for itself forever; this lock throws
 /// ``PersistenceError/Code/nestedTransaction`` instead.
-package final class WriterLock: Sendable {
+@_spi(PersistenceBackend) public final class WriterLock: Sendable {
     private let mutex = NSLock()
     private let owner = Atomic<UInt>(0)
 
-    package init() {}
+    /// A lock no thread holds.
+    @_spi(PersistenceBackend) public init() {}
 
     /// Whether the calling thread holds the lock (is inside a write).
-    package var isHeldByCurrentThread: Bool { owner.load(ordering: .acquiring) == currentThreadID() }
+    @_spi(PersistenceBackend) public var isHeldByCurrentThread: Bool {
+        owner.load(ordering: .acquiring) == currentThreadID()
+    }
 
     /// Runs `body` while holding the lock.
     /// - Throws: ``PersistenceError/Code/nestedTransaction`` when the calling thread already holds it.
-    package func withLock<R>(_ body: () throws -> R) throws -> R {
+    @_spi(PersistenceBackend) public func withLock<R>(_ body: () throws -> R) throws -> R {
         let me = currentThreadID()
         guard owner.load(ordering: .acquiring) != me else {
             throw PersistenceError(

@@ -4,7 +4,7 @@
 /// Building it checks what a single entity's description can't: each relationship's target is in the model, a
 /// foreign key has the target's primary-key type, and a to-many's inverse is a to-one of its target that refers
 /// back.
-package final class ModelGraph: Sendable {
+@_spi(PersistenceBackend) public final class ModelGraph: Sendable {
     /// A to-one of an entity: where its foreign key sits in the entity's records, and which entity it refers to.
     package struct Reference: Sendable {
         /// The relationship's name.
@@ -31,7 +31,7 @@ package final class ModelGraph: Sendable {
     /// The model's entity types, in model order.
     package let types: [any Entity.Type]
     /// Their layouts, in model order.
-    package let layouts: [RecordLayout]
+    @_spi(PersistenceBackend) public let layouts: [RecordLayout]
     /// Finds an entity type's position.
     package let positions: EntityPositions
     /// Each entity's to-ones, by entity position.
@@ -165,7 +165,7 @@ package final class ModelGraph: Sendable {
     package func position(named name: String) -> Int? { byName[name] }
 
     /// The model's graph from its (cached) layouts.
-    package convenience init(model: Model) throws {
+    @_spi(PersistenceBackend) public convenience init(model: Model) throws {
         try self.init(model: model, layouts: model.describedLayouts())
     }
 }

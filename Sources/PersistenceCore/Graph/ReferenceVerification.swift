@@ -1,11 +1,11 @@
-extension RecordValueAccess {
+extension StoreContext {
     /// Adds a ``VerificationProblem/Kind/danglingReference`` problem for each non-`nil` foreign key that names no
     /// stored record of its target — what ``DeleteRule/noAction``, raw SQL or raw keys can leave. One lookup per
-    /// reference; memory does not grow with the number of records.
+    /// reference; memory does not grow with the number of records. Every backend's `verify()` ends with it.
     ///
     /// An entity whose records the report already finds damaged is skipped: its records may not read, and their
     /// damage is reported.
-    package func verifyReferences(into report: inout VerificationReport) throws {
+    @_spi(PersistenceBackend) public func verifyReferences(into report: inout VerificationReport) throws {
         guard !graph.isEmpty else { return }
         for position in graph.references.indices where !graph.references[position].isEmpty {
             let name = graph.layouts[position].entity.name

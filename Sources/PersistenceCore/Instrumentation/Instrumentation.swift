@@ -1,7 +1,7 @@
-package import CoreMetrics
+public import CoreMetrics
 import Dispatch
-package import Logging
-package import Tracing
+public import Logging
+public import Tracing
 
 /// A database's logger and metrics, as its builder was given them; both off by default, and then free.
 ///
@@ -24,14 +24,14 @@ package import Tracing
 /// which carries `persistence.migration.from_version`, `.to_version` and `.steps` and a `migrated` event when a
 /// migration ran. Attributes: `db.system.name` (`sqlite`, `lmdb`, `postgresql`) and `db.namespace` (the store's
 /// name) — never a value, a key or SQL with literals.
-package struct Instrumentation: Sendable {
+@_spi(PersistenceBackend) public struct Instrumentation: Sendable {
     /// The logger, `nil` when logging is off.
     package let logger: Logger?
     private let metrics: Metrics?
     private let tracing: Spans?
 
     /// No logging, no metrics, no spans.
-    package static let off = Instrumentation(
+    @_spi(PersistenceBackend) public static let off = Instrumentation(
         logger: nil, metricsFactory: nil, backend: "", system: .init(name: "", isServer: false), store: "")
 
     /// - Parameters:
@@ -41,7 +41,7 @@ package struct Instrumentation: Sendable {
     ///   - system: What spans name the engine (OpenTelemetry's `db.system.name`) and whether it is a server.
     ///   - store: The store's name (the builder's database name; PostgreSQL's schema name), never a path.
     ///   - tracer: Where spans go; `nil` makes none.
-    package init(
+    @_spi(PersistenceBackend) public init(
         logger: Logger?, metricsFactory: (any MetricsFactory)?, tracer: (any Tracer)? = nil, backend: String,
         system: DatabaseSystem, store: String
     ) {
@@ -63,7 +63,7 @@ package struct Instrumentation: Sendable {
     /// Runs a whole transaction — begin, the user's block, commit or rollback — and records whether it committed
     /// (returned) or rolled back (threw), and how long it took.
     @inline(__always)
-    package func transaction<R>(writable: Bool, _ body: () throws -> R) throws -> R {
+    @usableFromInline package func transaction<R>(writable: Bool, _ body: () throws -> R) throws -> R {
         if let tracing {
             return try tracing.span(writable ? "persistence.write" : "persistence.read") { _ in
                 try timedTransaction(writable: writable, body)
@@ -96,7 +96,8 @@ package struct Instrumentation: Sendable {
 
     /// Logs a typed operation (its SQL, or what it does) at `.trace`.
     @inline(__always)
-    package func trace(_ message: @autoclosure () -> String, entity: @autoclosure () -> String) {
+    @_spi(PersistenceBackend) public func trace(_ message: @autoclosure () -> String, entity: @autoclosure () -> String)
+    {
         logger?.trace("\(message())", metadata: ["entity": "\(entity())"])
     }
 
@@ -143,11 +144,12 @@ package struct Instrumentation: Sendable {
 
 /// The engine a database's spans name: what OpenTelemetry's `db.system.name` calls it, and whether it is a server
 /// the process talks to (its spans are then client spans) or embedded in the process (internal spans).
-package struct DatabaseSystem: Sendable {
+@_spi(PersistenceBackend) public struct DatabaseSystem: Sendable {
     package let name: String
     package let isServer: Bool
 
-    package init(name: String, isServer: Bool) {
+    /// An engine named `name` (`sqlite`, `lmdb`, `postgresql`…), a server or embedded in the process.
+    @_spi(PersistenceBackend) public init(name: String, isServer: Bool) {
         self.name = name
         self.isServer = isServer
     }

@@ -8,7 +8,7 @@ import Foundation
 /// a bulk import with no such observer allocates nothing per record here.
 ///
 /// Not thread-safe: one transaction, one thread (the writer lock's holder).
-package final class ChangeRecorder {
+@_spi(PersistenceBackend) public final class ChangeRecorder {
     /// One entity's changes in this transaction.
     final class Log {
         let entity: String
@@ -37,7 +37,7 @@ package final class ChangeRecorder {
 
     /// Starts a transaction's record; `recordsKeys` as the hub's `recordsKeys` (or the store's hooks) say when it
     /// begins.
-    package init(recordsKeys: Bool, options: WriteOptions = []) {
+    @usableFromInline package init(recordsKeys: Bool, options: WriteOptions = []) {
         self.recordsKeys = recordsKeys
         self.options = options
     }

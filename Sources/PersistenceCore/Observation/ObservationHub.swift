@@ -44,13 +44,13 @@ import Synchronization
     public var subscriberCount: Int { state.withLock { $0.registrations.count } }
 
     /// Whether a transaction beginning now should record primary keys (someone observes change sets).
-    package var recordsKeys: Bool { changeSubscribers.load(ordering: .relaxed) > 0 }
+    @usableFromInline package var recordsKeys: Bool { changeSubscribers.load(ordering: .relaxed) > 0 }
 
     /// The number of commits published so far.
     package var sequence: UInt64 { state.withLock { $0.sequence } }
 
     /// Publishes what a transaction changed; call after it committed, while still holding the writer lock.
-    package func publish(_ recorder: ChangeRecorder) {
+    @usableFromInline package func publish(_ recorder: ChangeRecorder) {
         guard !recorder.isEmpty else { return }
         publish(recorder.committedChanges())
     }
@@ -62,7 +62,7 @@ import Synchronization
 
     /// A ticket for a commit about to be sent by one of several concurrent writers: take it just before `COMMIT`,
     /// then hand it back through ``publish(_:ticket:)`` whatever happens — or every later publication waits for it.
-    package func reserveTicket() -> UInt64 {
+    @usableFromInline package func reserveTicket() -> UInt64 {
         state.withLock { state in
             defer { state.nextTicket += 1 }
             return state.nextTicket
@@ -71,7 +71,7 @@ import Synchronization
 
     /// Publishes what the commit of `ticket` changed (`nil` when the commit failed) once every earlier ticket's is
     /// published; later tickets' publications that were waiting for this one follow it.
-    package func publish(_ recorder: ChangeRecorder?, ticket: UInt64) {
+    @usableFromInline package func publish(_ recorder: ChangeRecorder?, ticket: UInt64) {
         let changes = recorder.flatMap { $0.isEmpty ? nil : $0.committedChanges() }
         state.withLock { state in
             guard ticket == state.nextToPublish else {

@@ -18,7 +18,7 @@
     case relatedCounts(Int, RelatedCounts)
 
     /// Whether the condition reaches through a relationship anywhere (not yet answered ahead of a scan).
-    package var isRelated: Bool {
+    @_spi(PersistenceBackend) public var isRelated: Bool {
         switch self {
         case .related: true
         case .and(let conditions), .or(let conditions): conditions.contains { $0.isRelated }
@@ -44,7 +44,7 @@
 
 /// A query checked against a layout.
 @_spi(PersistenceBackend) public struct ResolvedQuery: Sendable {
-    package var condition: ResolvedCondition?
+    @_spi(PersistenceBackend) public package(set) var condition: ResolvedCondition?
     /// Sort keys as (position, ascending), ending with the primary key.
     package var sort: [(position: Int, ascending: Bool)]
     package var limit: Int?

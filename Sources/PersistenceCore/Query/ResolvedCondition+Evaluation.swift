@@ -2,7 +2,7 @@ import Foundation
 
 extension ResolvedCondition {
     /// Whether a record's values satisfy the condition, with the semantics SQLite gives the same condition.
-    package func matches(_ values: [Value]) -> Bool {
+    @_spi(PersistenceBackend) public func matches(_ values: [Value]) -> Bool {
         switch self {
         case .comparison(let at, let op, let operand):
             let value = values[at]
@@ -46,6 +46,28 @@ extension ResolvedCondition {
         }
     }
 
+    /// The condition with each condition on related records answered ahead of a scan, for backends that evaluate
+    /// conditions in memory: one pass over the related entity's records that match the related condition, counting
+    /// them per linked value (``relatedCounts(_:_:)``), so that ``matches(_:)`` can then check each record.
+    ///
+    /// - Parameter visitMatching: Calls its last argument with the values of each record of the entity at its first
+    ///   argument (a position in the model) that matches its second (all when `nil`; it may itself be related: the
+    ///   backend answers it the same way, through this function).
+    @_spi(PersistenceBackend) public func answeringRelated(
+        visitingMatching visitMatching: (
+            _ entity: Int, _ condition: ResolvedCondition?, _ visit: ([Value]) throws -> Void
+        ) throws -> Void
+    ) throws -> ResolvedCondition {
+        try answeringRelated { related in
+            var counts: [Value: Int] = [:]
+            try visitMatching(related.target, related.condition) { values in
+                let linked = values[related.remote]
+                if !linked.isNull { counts[linked, default: 0] += 1 }
+            }
+            return .relatedCounts(related.local, RelatedCounts(counts: counts, count: related.count))
+        }
+    }
+
     /// Null-safe equality: `nil` equals only `nil`; numbers compare numerically.
     private static func equal(_ lhs: Value, _ rhs: Value) -> Bool {
         if lhs.isNull || rhs.isNull { return lhs.isNull && rhs.isNull }
@@ -77,7 +99,7 @@ extension ResolvedQuery {
     }
 
     /// Whether the order is the default one: by primary key, ascending.
-    package var isPrimaryKeyOrder: Bool { sort.count == 1 && sort[0].ascending }
+    @_spi(PersistenceBackend) public var isPrimaryKeyOrder: Bool { sort.count == 1 && sort[0].ascending }
 
     /// Keeps the records, in order, that the limit per value allows (all when there is none).
     package func limitingPerValue(_ ordered: [[Value]]) -> [[Value]] {
@@ -95,13 +117,13 @@ extension ResolvedQuery {
     /// Applies condition, order and window to records in memory — for backends that scan.
     /// - Parameter inPrimaryKeyOrder: The records are already sorted by primary key, so the default order needs
     ///   no sort.
-    package func apply(to records: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
+    @_spi(PersistenceBackend) public func apply(to records: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
         let matching = condition.map { condition in records.filter { condition.matches($0) } } ?? records
         return ordered(matching, inPrimaryKeyOrder: inPrimaryKeyOrder)
     }
 
     /// Applies order and window to records that already match the condition.
-    package func ordered(_ matching: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
+    @_spi(PersistenceBackend) public func ordered(_ matching: [[Value]], inPrimaryKeyOrder: Bool = false) -> [[Value]] {
         var matching = matching
         if !(inPrimaryKeyOrder && isPrimaryKeyOrder) { matching.sort(by: areInIncreasingOrder) }
         matching = limitingPerValue(matching)

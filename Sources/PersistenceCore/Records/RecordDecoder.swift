@@ -143,7 +143,9 @@ package enum RecordDecoder {
     /// Backends go through here rather than passing `&reader.values`: an access from another module is checked
     /// dynamically despite `@exclusivity(unchecked)` (measured: one `swift_beginAccess` per record), one from this
     /// module is not.
-    package func refill<R>(_ body: (inout [Value]) throws -> R) rethrows -> R { try body(&values) }
+    @_spi(PersistenceBackend) public func refill<R>(_ body: (inout [Value]) throws -> R) rethrows -> R {
+        try body(&values)
+    }
 
     /// Decodes one record from `values` through `Decodable`.
     @inline(__always)

@@ -11,9 +11,9 @@
 /// changed for observers, and applies stamps' rule to upserts (through the storage).
 public final class StoreContext<Storage: RecordStorage>: DatabaseContext, RecordValueAccess, TransactionContext {
     /// The backend's storage in this transaction.
-    package let storage: Storage
+    @_spi(PersistenceBackend) public let storage: Storage
     /// The model's entities and relationships, resolved.
-    package let graph: ModelGraph
+    @_spi(PersistenceBackend) public let graph: ModelGraph
     /// Whether it writes, the change recorder, instrumentation, cancellation.
     package let state: ContextState
     // Exclusivity is unchecked on the context's own state: a context is used on one thread, inside its transaction
@@ -31,19 +31,23 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
     public var isWritable: Bool { state.isWritable }
 
     /// A context over `storage`, for a transaction that writes when it has a change `recorder`.
-    package init(storage: Storage, graph: ModelGraph, recorder: ChangeRecorder?, instrumentation: Instrumentation) {
+    @_spi(PersistenceBackend) public init(
+        storage: Storage, graph: ModelGraph, recorder: ChangeRecorder?, instrumentation: Instrumentation
+    ) {
         self.storage = storage
         self.graph = graph
         hasRelationships = !graph.isEmpty
         state = ContextState(recorder: recorder, instrumentation: instrumentation)
     }
 
-    package func expire() {
+    /// Ends the context's use: every later call throws ``PersistenceError/Code/contextExpired``.
+    @_spi(PersistenceBackend) public func expire() {
         isExpired = true
         storage.expire()
     }
 
-    package func prepareCommit() throws { try storage.prepareCommit() }
+    /// The storage's last writes and checks before the transaction commits.
+    @_spi(PersistenceBackend) public func prepareCommit() throws { try storage.prepareCommit() }
 
     /// Checks that the context may be used (and may write, when `writing`).
     @inline(__always)

@@ -1,7 +1,7 @@
 package import Foundation
 
 /// Where a file-backed store lives, validated the same way for every backend.
-package struct StoreLocation: Sendable {
+@_spi(PersistenceBackend) public struct StoreLocation: Sendable {
     /// The directory that holds the store's files.
     package let directory: URL
     /// The database name (a file-name stem).
@@ -49,7 +49,7 @@ package struct StoreLocation: Sendable {
     }
 
     /// A name must be usable as one file-name component, with room for suffixes such as `-wal`.
-    package static func validate(name: String) throws {
+    @_spi(PersistenceBackend) public static func validate(name: String) throws {
         guard !name.isEmpty else { throw PersistenceError(.invalidName, "the database name is empty") }
         guard name.utf8.count <= 200 else {
             throw PersistenceError(.invalidName, "the database name is longer than 200 bytes")

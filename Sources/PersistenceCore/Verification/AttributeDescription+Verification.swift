@@ -8,7 +8,7 @@ extension AttributeDescription {
     /// can't hold are the exception: the schema does not say how wide the type is). Every backend's `verify()`
     /// (SQLite, LMDB, PostgreSQL) checks records with it, so they agree on what a sound record is. Messages name the
     /// attribute and storage classes, never the value.
-    package func verificationProblem(for value: Value, in entity: String) -> (
+    @_spi(PersistenceBackend) public func verificationProblem(for value: Value, in entity: String) -> (
         kind: VerificationProblem.Kind, message: String
     )? {
         func mismatch(_ what: String) -> (VerificationProblem.Kind, String) {
@@ -47,7 +47,7 @@ extension AttributeDescription {
 extension Value {
     /// A primary key as text for a ``VerificationProblem``: an integer in decimal, text as is, a 16-byte blob of a
     /// UUID attribute as a UUID string, other bytes in hexadecimal.
-    package func primaryKeyText(as type: AttributeType) -> String {
+    @_spi(PersistenceBackend) public func primaryKeyText(as type: AttributeType) -> String {
         switch self {
         case .null: "null"
         case .integer(let integer): String(integer)

@@ -6,7 +6,7 @@ extension RecordLayout {
     ///
     /// Without a stamp attribute, `values` unchanged. Otherwise an incoming `nil` stamp is replaced by the stored
     /// one; a stored `nil` stamp is older than any; else the incoming stamp must be strictly newer.
-    package func stampedValues(_ values: [Value], over stored: Value) -> [Value]? {
+    @_spi(PersistenceBackend) public func stampedValues(_ values: [Value], over stored: Value) -> [Value]? {
         guard let stampIndex else { return values }
         let incoming = values[stampIndex]
         if incoming.isNull {

@@ -21,7 +21,7 @@ public struct WriteOptions: OptionSet, Sendable, Hashable {
 /// rolls the write back. It runs in every write transaction of the store, whatever it changed (nothing, too).
 ///
 /// A write of a store with hooks records the primary key of each record it changes (``ChangeRecorder/recordsKeys``).
-package protocol WillCommitHook: Sendable {
+@_spi(PersistenceBackend) public protocol WillCommitHook: Sendable {
     /// Called once per write transaction with what it changed so far (``ChangeRecorder/changedKeys()``) and its
     /// options.
     func willCommit(_ changes: ChangeRecorder, in context: some DatabaseContext) throws

@@ -248,17 +248,14 @@ extension LMDBStorage {
     }
 
     /// The condition with each condition on related records answered by one pass over the related entity's
-    /// matching records (through an index where one answers their condition), counting them per linked value.
+    /// matching records (through an index where one answers their condition), counting them per linked value (the
+    /// core's `answeringRelated(visitingMatching:)`).
     func answeringRelated(_ condition: ResolvedCondition) throws -> ResolvedCondition {
-        try condition.answeringRelated { related in
-            let target = stores.all[related.target]
-            var counts: [Value: Int] = [:]
-            try visitMatching(related.condition, target) { _, values in
-                let linked = values[related.remote]
-                if !linked.isNull { counts[linked, default: 0] += 1 }
+        try condition.answeringRelated { target, related, visit in
+            try visitMatching(related, stores.all[target]) { _, values in
+                try visit(values)
                 return true
             }
-            return .relatedCounts(related.local, RelatedCounts(counts: counts, count: related.count))
         }
     }
 

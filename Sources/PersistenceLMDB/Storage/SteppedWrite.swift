@@ -1,6 +1,6 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// A write made of several transactions, for work too large for one: a migration. LMDB keeps every page a write

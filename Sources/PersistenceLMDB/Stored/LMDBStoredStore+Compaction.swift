@@ -1,6 +1,6 @@
 internal import CLMDB
 package import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 #if canImport(Glibc)
     import Glibc

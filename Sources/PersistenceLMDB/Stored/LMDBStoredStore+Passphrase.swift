@@ -1,6 +1,6 @@
 internal import CLMDB
 package import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 extension LMDBStoredStore {
     /// What a passphrase change did, for the tool to say (never a passphrase or key).

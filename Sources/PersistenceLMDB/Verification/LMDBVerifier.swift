@@ -1,6 +1,6 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// Checks one LMDB store in one read transaction: metadata, named databases, records, then index entries.
 ///

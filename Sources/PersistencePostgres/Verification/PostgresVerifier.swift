@@ -1,5 +1,5 @@
 import Foundation
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 import PersistenceSQL
 import PostgresNIO
 

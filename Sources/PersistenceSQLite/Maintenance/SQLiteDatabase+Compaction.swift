@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 extension SQLiteDatabase {
     /// The bytes of the store's file that hold no data: pages freed by deletes, and by a migration that rebuilt

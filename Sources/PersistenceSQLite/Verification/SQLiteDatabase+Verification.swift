@@ -1,4 +1,4 @@
-public import PersistenceCore
+@_spi(PersistenceBackend) public import PersistenceCore
 
 extension SQLiteDatabase {
     /// Checks the whole store in one read transaction and reports every problem found; changes nothing.

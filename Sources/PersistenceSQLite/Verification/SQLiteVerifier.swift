@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import PersistenceSQL
 
 /// Checks one SQLite store in one read transaction: the engine's integrity check, the metadata, each entity's

@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 import Testing
 

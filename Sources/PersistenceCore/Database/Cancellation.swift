@@ -26,6 +26,11 @@ import Synchronization
 
     /// The flag of the async call the calling thread is working for, or `nil` (synchronous calls can't be
     /// cancelled).
+    ///
+    /// An ambient slot, not a parameter, on purpose: the async API runs the app's synchronous block on a thread of
+    /// the database's (`TransactionRunner` sets the slot there), and the block's calls — `create`, `recover`,
+    /// a delete's rules, a migration's steps — have no parameter an app could pass it through. Read by the context's
+    /// scans and batches and by the driver just before a write commits.
     package static var current: CancellationFlag? {
         guard let pointer = pthread_getspecific(currentFlagKey) else { return nil }
         return Unmanaged<CancellationFlag>.fromOpaque(pointer).takeUnretainedValue()

@@ -41,6 +41,10 @@ package final class ReadTracker {
     }
 
     /// The tracker of the read running on the calling thread, if any.
+    ///
+    /// An ambient slot, not a parameter, on purpose: an observation tracks whatever the app's own read closure
+    /// reads, through the ordinary context calls, which have no parameter to carry it (as SwiftUI's observation
+    /// tracking works). Only reads inside `track(_:)` on this thread see one.
     private static var current: ReadTracker? {
         // Only the installing thread's own count matters here, and it sees its own increment: relaxed is enough.
         guard activeTrackers.load(ordering: .relaxed) > 0, let pointer = pthread_getspecific(currentTrackerKey) else {

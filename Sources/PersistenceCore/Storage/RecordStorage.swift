@@ -84,7 +84,7 @@ public protocol RecordStorage: AnyObject {
     @_spi(PersistenceBackend) func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int
 
     /// The aggregate rows of a resolved query computed by the engine, or `nil` to let the context compute them in
-    /// one pass over `scanValues(_:entity:attributes:_:)`.
+    /// one pass over `scanValues(_:entity:attributes:_:)` (the default).
     @_spi(PersistenceBackend) func aggregate(_ query: ResolvedAggregateQuery, entity: Int) throws -> [AggregateRow]?
 
     /// Runs `body` so that what it changes is undone when it throws (`SAVEPOINT`, a nested transaction), and kept as
@@ -129,6 +129,11 @@ extension RecordStorage {
         }
         return count
     }
+
+    /// No engine aggregation: the context computes the rows in one pass over `scanValues(_:entity:attributes:_:)`.
+    @_spi(PersistenceBackend) public func aggregate(_ query: ResolvedAggregateQuery, entity: Int) throws
+        -> [AggregateRow]?
+    { nil }
 
     /// No set-based lookup: the context walks a self-referring cascade level by level.
     @_spi(PersistenceBackend) public func referringClosure(to keys: [Value], entity: Int, foreignKey: Int) throws

@@ -146,12 +146,6 @@ public final class LMDBStorage: RecordStorage {
         return try matching(condition, store).count
     }
 
-    /// Computed by the context in one pass over the matching records (an index answers the condition where it
-    /// can).
-    @_spi(PersistenceBackend) public func aggregate(_ query: ResolvedAggregateQuery, entity: Int) throws
-        -> [AggregateRow]?
-    { nil }
-
     @_spi(PersistenceBackend) public func delete(
         matching condition: ResolvedCondition?, entity: Int, deleted: ((Value) -> Void)?
     ) throws -> Int {

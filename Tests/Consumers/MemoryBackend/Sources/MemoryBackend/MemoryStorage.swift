@@ -117,11 +117,6 @@ public final class MemoryStorage: RecordStorage {
         return count
     }
 
-    /// Computed by the context, in one pass over the matching records.
-    @_spi(PersistenceBackend) public func aggregate(_ query: ResolvedAggregateQuery, entity: Int) throws
-        -> [AggregateRow]?
-    { nil }
-
     @_spi(PersistenceBackend) public func delete(
         matching condition: ResolvedCondition?, entity: Int, deleted: ((Value) -> Void)?
     ) throws -> Int {

@@ -18,6 +18,9 @@ let package = Package(
         .library(name: "PersistenceLMDB", targets: ["PersistenceLMDB"]),
         .library(name: "PersistencePostgres", targets: ["PersistencePostgres"]),
         .library(name: "PersistenceTesting", targets: ["PersistenceTesting"]),
+        // What a backend written in another package builds on: the engine and the core's backend SPI (see
+        // ImplementingABackend). Apps never need it.
+        .library(name: "PersistenceBackendKit", targets: ["PersistenceBackendKit"]),
         // Sync: the embedded side (links no server code) and the server side (links no LMDB) apart.
         .library(name: "PersistenceSync", targets: ["PersistenceSync"]),
         .library(name: "PersistenceSyncServer", targets: ["PersistenceSyncServer"]),
@@ -78,6 +81,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The engine every backend runs on (not a product): the transaction driver, writer locks and slots, connection
+        // pools, transaction runners and worker threads, the store gate and store files. Apart from the users' API;
+        // a backend imports it `internal`, so nothing of it reaches an app.
+        .target(
+            name: "PersistenceEngine",
+            dependencies: ["PersistenceCore", .product(name: "Tracing", package: "swift-distributed-tracing")],
+            swiftSettings: swiftSettings
+        ),
+        // The backend kit: the engine re-exported for a package that implements a backend outside this one.
+        .target(
+            name: "PersistenceBackendKit",
+            dependencies: ["PersistenceCore", "PersistenceEngine"],
+            swiftSettings: swiftSettings
+        ),
         // What the SQL backends share and the others don't need (not a product): the condition compiler, identifier
         // quoting, and a migration step's plan, runner and chain.
         .target(
@@ -88,7 +105,8 @@ let package = Package(
         .target(
             name: "PersistenceSQLite",
             dependencies: [
-                "PersistenceCore", "PersistenceSQL", "CSQLite", .product(name: "Logging", package: "swift-log"),
+                "PersistenceCore", "PersistenceEngine", "PersistenceSQL", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
@@ -97,7 +115,7 @@ let package = Package(
         .target(
             name: "PersistenceLMDB",
             dependencies: [
-                "PersistenceCore",
+                "PersistenceCore", "PersistenceEngine",
                 "CLMDB",
                 "CSodium",
                 .product(name: "Logging", package: "swift-log"),
@@ -111,7 +129,7 @@ let package = Package(
         .target(
             name: "PersistencePostgres",
             dependencies: [
-                "PersistenceCore",
+                "PersistenceCore", "PersistenceEngine",
                 "PersistenceSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -195,7 +213,7 @@ let package = Package(
         .target(
             name: "PersistenceTool",
             dependencies: [
-                "PersistenceCore",
+                "PersistenceCore", "PersistenceEngine",
                 "PersistenceCommands",
                 "PersistenceLMDB",
                 "PersistenceSQLite",
@@ -207,7 +225,7 @@ let package = Package(
         .executableTarget(
             name: "persistence",
             dependencies: [
-                "PersistenceCore",
+                "PersistenceCore", "PersistenceEngine",
                 "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistencePostgres",
@@ -277,7 +295,8 @@ let package = Package(
         .testTarget(
             name: "PersistenceToolTests",
             dependencies: [
-                "persistence", "PersistenceTool", "PersistenceCommands", "PersistenceCore", "PersistenceLMDB",
+                "persistence", "PersistenceTool", "PersistenceCommands", "PersistenceCore", "PersistenceEngine",
+                "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistenceTesting",
             ],
@@ -305,13 +324,13 @@ let package = Package(
         ),
         .testTarget(
             name: "PersistenceCoreTests",
-            dependencies: ["PersistenceCore"],
+            dependencies: ["PersistenceCore", "PersistenceEngine"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "PersistenceSQLiteTests",
             dependencies: [
-                "PersistenceCore", "PersistenceSQLite", "PersistenceTesting",
+                "PersistenceCore", "PersistenceEngine", "PersistenceSQLite", "PersistenceTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
@@ -321,7 +340,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceLMDBTests",
             dependencies: [
-                "PersistenceCore", "PersistenceLMDB", "PersistenceTesting",
+                "PersistenceCore", "PersistenceEngine", "PersistenceLMDB", "PersistenceTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

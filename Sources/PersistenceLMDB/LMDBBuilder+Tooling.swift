@@ -1,6 +1,7 @@
 internal import CLMDB
 public import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 extension LMDBBuilder {
     /// Whether the store's file exists.

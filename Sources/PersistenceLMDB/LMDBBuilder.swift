@@ -5,6 +5,7 @@ public import Logging
 // Apps import one module: the backend brings the core's protocols and types with it.
 @_exported public import PersistenceCore
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 public import Tracing
 
 /// Builds an ``LMDBDatabase``: validates the configuration, then opens or creates the store and checks the

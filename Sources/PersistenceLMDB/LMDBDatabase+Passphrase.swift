@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 extension LMDBDatabase {
     /// Changes the store's passphrase in one transaction: from the moment it commits, only `newPassphrase` opens

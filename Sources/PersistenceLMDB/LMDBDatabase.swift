@@ -1,6 +1,7 @@
 internal import CLMDB
 public import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import Synchronization
 
 /// A database in one LMDB file, made by ``LMDBBuilder``. With a passphrase, values are sealed with the cipher the

@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// The steps of opening a store, in order: read the metadata, derive and check the key, then create or check.
 struct StoreOpening {

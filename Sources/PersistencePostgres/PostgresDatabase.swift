@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PostgresNIO
 
 /// A database in a schema of a PostgreSQL server, made by ``PostgresBuilder``.

@@ -1,4 +1,5 @@
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 import PostgresNIO
 

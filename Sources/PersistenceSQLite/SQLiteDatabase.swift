@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// A database in one SQLite file (or in memory), made by ``SQLiteBuilder``.
 ///

@@ -1,4 +1,5 @@
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
 /// The context of a ``SQLiteDatabase``'s transactions: the typed operations every backend has, and raw SQL with

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PersistenceCommands
 package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceEngine
 
 /// A digest of a store's logical content — entities, attributes, values — the same for the same data on every
 /// backend, so two copies can be proved equal.

@@ -1,6 +1,7 @@
 import Foundation
 package import PersistenceCommands
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 package import PersistenceLMDB
 import PersistenceSQLite
 

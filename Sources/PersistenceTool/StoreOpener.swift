@@ -1,6 +1,7 @@
 import Foundation
 package import PersistenceCommands
 package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceEngine
 package import PersistenceLMDB
 import PersistencePostgres
 import PersistenceSQLite

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import Testing
 
 /// A directory of its own under the system's temporary directory, removed by ``remove()``.

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceTesting
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQLite
 import PersistenceTesting
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Tracing
 
 /// Whether the task that awaits a transaction has been cancelled, seen from the thread that runs it.
 ///
@@ -28,7 +29,7 @@ import Synchronization
     /// cancelled).
     ///
     /// An ambient slot, not a parameter, on purpose: the async API runs the app's synchronous block on a thread of
-    /// the database's (`TransactionRunner` sets the slot there), and the block's calls — `create`, `recover`,
+    /// the database's (the engine's transaction runner sets the slot there), and the block's calls — `create`, `recover`,
     /// a delete's rules, a migration's steps — have no parameter an app could pass it through. Read by the context's
     /// scans and batches and by the driver just before a write commits.
     package static var current: CancellationFlag? {
@@ -48,6 +49,45 @@ import Synchronization
         pthread_setspecific(currentFlagKey, Unmanaged.passUnretained(flag).toOpaque())
         defer { pthread_setspecific(currentFlagKey, previous) }
         return try withExtendedLifetime(flag) { try body() }
+    }
+
+    /// Runs `work` where `submit` sends it (a queue or a thread, never the cooperative pool), with a flag the
+    /// awaiting task's cancellation sets: work still waiting when the task is cancelled never starts; work under way
+    /// sees the flag as its thread's ``current`` one (a write checks it before committing). A submission refused
+    /// (its runner was stopped) throws ``PersistenceError/Code/closed``.
+    ///
+    /// The caller's trace context goes with the work, so the transaction's span is a child of the caller's.
+    package static func run<R: Sendable>(
+        _ work: @escaping @Sendable () throws -> R, submit: (@escaping @Sendable () -> Void) -> Bool
+    ) async throws -> R {
+        try Task.checkCancellation()
+        let flag = CancellationFlag()
+        // A task-local, which doesn't reach another thread by itself.
+        let context = ServiceContext.current
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let submitted = submit {
+                    guard !flag.isCancelled else { return continuation.resume(throwing: CancellationError()) }
+                    continuation.resume(
+                        with: Result {
+                            try ServiceContext.withValue(context) { try CancellationFlag.withCurrent(flag, work) }
+                        })
+                }
+                if !submitted {
+                    continuation.resume(throwing: PersistenceError(.closed, "the database was closed"))
+                }
+            }
+        } onCancel: {
+            flag.cancel()
+        }
+    }
+
+    /// Runs `work` on a global queue, cancellable as a transaction is (opening a store that migrates, say).
+    package static func runOffPool<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
+        try await run(work) { job in
+            DispatchQueue.global(qos: .userInitiated).async(execute: job)
+            return true
+        }
     }
 }
 

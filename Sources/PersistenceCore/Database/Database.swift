@@ -159,6 +159,6 @@ extension DatabaseBuilder {
     /// let db = try await builder.open()
     /// ```
     public func open() async throws -> Database {
-        try await TransactionRunner.run { try create() }
+        try await CancellationFlag.runOffPool { try create() }
     }
 }

@@ -57,3 +57,26 @@ extension RecordLayout {
         return stored
     }
 }
+
+extension RecordLayout {
+    /// A record's values as this layout's entity stores them (a new store the tool fills, a synced record written):
+    /// the record must have this layout's attributes, and each value must fit its attribute (an integer for a real
+    /// attribute becomes the same real, as entities store it).
+    /// - Throws: ``PersistenceError`` — `invalidArgument` for a record of other attributes, `invalidValue` naming
+    ///   the attribute whose value doesn't fit.
+    package func storedValues(of record: Record) throws -> [Value] {
+        guard record.layout === self || record.layout.names == names else {
+            throw PersistenceError(.invalidArgument, "a '\(entity.name)' record with other attributes than the store's")
+        }
+        var values = record.values
+        for (position, attribute) in entity.attributes.enumerated() {
+            guard let value = attribute.conforming(values[position]) else {
+                throw PersistenceError(
+                    .invalidValue,
+                    "'\(entity.name).\(attribute.name)' can't hold a \(values[position].storageClassName) value")
+            }
+            values[position] = value
+        }
+        return values
+    }
+}

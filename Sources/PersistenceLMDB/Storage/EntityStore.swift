@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// Where one entity lives: its named database (primary key → record) and one named database per index
 /// (index key → primary key; sorted duplicates unless unique).

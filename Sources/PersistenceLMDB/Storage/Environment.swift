@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import Synchronization
 
 /// Owns one `MDB_env` and everything process-wide about it: the writer lock, the map-growth lock, the named

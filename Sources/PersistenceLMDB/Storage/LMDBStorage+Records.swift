@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// How an ``LMDBStorage`` stores records and their index entries, and finds the records a query selects.
 extension LMDBStorage {

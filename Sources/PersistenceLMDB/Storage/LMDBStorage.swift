@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// The context of an ``LMDBDatabase``'s transactions: the typed operations every backend has, in one LMDB
 /// transaction.

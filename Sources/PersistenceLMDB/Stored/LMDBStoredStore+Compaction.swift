@@ -1,6 +1,7 @@
 internal import CLMDB
 package import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 #if canImport(Glibc)
     import Glibc

@@ -1,6 +1,7 @@
 internal import CLMDB
 package import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 extension LMDBStoredStore {
     /// What a passphrase change did, for the tool to say (never a passphrase or key).

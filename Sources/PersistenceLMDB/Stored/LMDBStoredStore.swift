@@ -1,6 +1,7 @@
 internal import CLMDB
 package import Foundation
 package import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// An LMDB store opened read-only through the schema it holds (see ``StoredStore``): one read transaction from open
 /// to close, so every entity is read from one snapshot.

@@ -1,6 +1,7 @@
 internal import CLMDB
 package import Foundation
 @_spi(PersistenceBackend) package import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// A new LMDB store filled with records (see ``StoredStoreWriter``): written to a temporary file beside its place, in
 /// one write transaction, and moved into place only at ``commit()`` — by a hard link, so it never replaces a file

@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 #if canImport(Glibc)
     import Glibc

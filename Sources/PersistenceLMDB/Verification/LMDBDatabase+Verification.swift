@@ -1,4 +1,5 @@
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 extension LMDBDatabase {
     /// Checks the whole store in one read transaction and reports every problem found; changes nothing.

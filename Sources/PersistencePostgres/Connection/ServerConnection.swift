@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PostgresNIO
 import Synchronization
 

@@ -1,6 +1,7 @@
 import Foundation
 import NIOPosix
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import Synchronization
 
 /// A database's ear for other servers' commits: one connection that `LISTEN`s on the store's channel (see

@@ -1,4 +1,5 @@
 package import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 import PostgresNIO
 

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 import PostgresNIO
 

@@ -1,6 +1,7 @@
 internal import CSQLite
 import Foundation
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// What a cached statement is for.
 enum StatementKey: Hashable {

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 extension SQLiteDatabase {
     /// The bytes of the store's file that hold no data: pages freed by deletes, and by a migration that rebuilt

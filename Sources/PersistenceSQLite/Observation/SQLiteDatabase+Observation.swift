@@ -1,4 +1,5 @@
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// Commits by other connections: SQLite's `PRAGMA data_version` on the writer connection changes whenever another
 /// connection — another process, or another `SQLiteDatabase` on the same file — commits, and never for the

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
 /// Creates a new store's tables and checks an existing store's schema against the model, through the metadata

@@ -1,4 +1,5 @@
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
 /// How one entity maps to one table: its layout and the SQL of its fixed statements, built once per database.

@@ -1,5 +1,6 @@
 package import Foundation
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 extension SQLiteStoredStore {
     /// The sizes of a store before and after a compaction: the database file and its write-ahead log together.

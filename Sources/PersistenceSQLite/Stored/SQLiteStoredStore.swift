@@ -1,5 +1,6 @@
 package import Foundation
 package import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
 /// An SQLite store opened read-only through the schema it holds (see ``StoredStore``): one read transaction from

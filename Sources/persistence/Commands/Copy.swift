@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PersistenceCommands
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistencePostgres
 import PersistenceTool
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PersistenceCommands
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceTool
 
 /// `persistence export STORE`: records as JSON Lines or CSV, streamed.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PersistenceCommands
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceTool
 
 /// `persistence inspect STORE`: what a store holds, from its own schema.

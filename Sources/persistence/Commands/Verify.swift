@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PersistenceCommands
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceTool
 
 /// `persistence verify STORE`: the full check, in a child process so a damaged file can't take the tool down.

@@ -8,9 +8,9 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
-/// A backend written outside the library, as an outside author writes one: an in-memory store built on the core's
-/// backend SPI (`@_spi(PersistenceBackend) import PersistenceCore`) and nothing else of ours, proved by the whole
-/// conformance suite.
+/// A backend written outside the library, as an outside author writes one: an in-memory store built on the backend
+/// kit (the product `PersistenceBackendKit`: the engine, with the core's backend SPI) and nothing else of ours, proved
+/// by the whole conformance suite.
 ///
 /// `make memory-backend-check` runs its tests in the root's `.build`, so the library's modules compile once.
 let package = Package(
@@ -26,7 +26,7 @@ let package = Package(
         .target(
             name: "MemoryBackend",
             dependencies: [
-                .product(name: "PersistenceCore", package: "persistence")
+                .product(name: "PersistenceBackendKit", package: "persistence")
             ],
             swiftSettings: swiftSettings
         ),

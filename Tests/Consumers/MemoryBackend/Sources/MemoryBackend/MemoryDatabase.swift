@@ -1,5 +1,6 @@
 public import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import Synchronization
 
 /// A database whose store lives in this process's memory, made by ``MemoryBuilder``: for tests and previews, and

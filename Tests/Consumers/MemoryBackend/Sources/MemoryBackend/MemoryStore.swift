@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import Synchronization
 
 /// One committed version of a store: its tables and aliases. Immutable once published, so a read keeps the

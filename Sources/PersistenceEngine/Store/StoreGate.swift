@@ -1,4 +1,5 @@
 package import Foundation
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// The one decision every backend makes when it opens a store: from what the store's metadata says (its format, the
 /// schema and schema version stored with the data) and the model, whether to create the store, open it, migrate it,

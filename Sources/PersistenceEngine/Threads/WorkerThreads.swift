@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// Threads of a database's own that run blocking work — a server's transactions, each waiting on the network — up to

@@ -1,4 +1,5 @@
 import Dispatch
+@_spi(PersistenceBackend) import PersistenceCore
 import Tracing
 
 /// Runs blocking transaction work off Swift's cooperative thread pool and awaits its result.
@@ -53,15 +54,10 @@ import Tracing
         if case .threads(let threads) = lanes { threads.stop() }
     }
 
-    /// Runs `work` on a global queue, cancellable as a transaction is (opening a store that migrates, say).
-    package static func run<R: Sendable>(_ work: @escaping @Sendable () throws -> R) async throws -> R {
-        try await run(on: .global(qos: .userInitiated), work)
-    }
-
     private static func run<R: Sendable>(on queue: DispatchQueue, _ work: @escaping @Sendable () throws -> R)
         async throws -> R
     {
-        try await run(work) { job in
+        try await CancellationFlag.run(work) { job in
             queue.async(execute: job)
             return true
         }
@@ -70,33 +66,6 @@ import Tracing
     private static func run<R: Sendable>(on threads: WorkerThreads, _ work: @escaping @Sendable () throws -> R)
         async throws -> R
     {
-        try await run(work) { job in threads.submit(job) }
-    }
-
-    /// Runs `work` where `submit` sends it, with a ``CancellationFlag`` the awaiting task's cancellation sets: work
-    /// still waiting when the task is cancelled never starts; work under way sees the flag (a write checks it before
-    /// committing). A submission refused (the runner was stopped) throws `closed`.
-    private static func run<R: Sendable>(
-        _ work: @escaping @Sendable () throws -> R, submit: (@escaping @Sendable () -> Void) -> Bool
-    ) async throws -> R {
-        try Task.checkCancellation()
-        let flag = CancellationFlag()
-        // The caller's trace context (a task-local, which doesn't reach another thread by itself): the transaction's
-        // span is a child of the caller's.
-        let context = ServiceContext.current
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let submitted = submit {
-                    guard !flag.isCancelled else { return continuation.resume(throwing: CancellationError()) }
-                    continuation.resume(
-                        with: Result {
-                            try ServiceContext.withValue(context) { try CancellationFlag.withCurrent(flag, work) }
-                        })
-                }
-                if !submitted { continuation.resume(throwing: closedError) }
-            }
-        } onCancel: {
-            flag.cancel()
-        }
+        try await CancellationFlag.run(work) { job in threads.submit(job) }
     }
 }

@@ -1,4 +1,5 @@
 package import Foundation
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// The store files this process has open, and deleting and listing stores safely.

@@ -1,3 +1,5 @@
+@_spi(PersistenceBackend) import PersistenceCore
+
 /// The one connection an embedded store writes through, used by one write at a time under a ``WriterLock``, beside
 /// the ``ConnectionPool`` its reads use. (A server's writes run concurrently on a pool of their own.)
 ///

@@ -1,3 +1,5 @@
+@_spi(PersistenceBackend) public import PersistenceCore
+
 /// The one lifecycle of every backend's transactions: instrumentation, change recording, the context's lifetime,
 /// the cancellation check before a write commits, rollback on any error, and publishing what a write changed to
 /// observers once it committed.
@@ -136,73 +138,5 @@
         // The last moment a cancelled task's write can still be rolled back: never commit it.
         if recorder != nil { try CancellationFlag.checkCurrent() }
         return result
-    }
-}
-
-/// What the transaction driver asks of a backend's context (``StoreContext`` is one). Public so that the context can
-/// adopt it; its requirements are backend SPI.
-public protocol TransactionContext: AnyObject {
-    /// Ends the context's use: every later call throws ``PersistenceError/Code/contextExpired``.
-    @_spi(PersistenceBackend) func expire()
-    /// The backend's last checks and writes after the user's block returned, before the transaction commits (a read
-    /// transaction's too). Throwing rolls the transaction back.
-    @_spi(PersistenceBackend) func prepareCommit() throws
-}
-
-/// What every backend's context holds besides its storage and stays fixed for its transaction: whether it may write,
-/// the write's change recorder, instrumentation, and the cancellation flag of the async call it runs for.
-///
-/// A context keeps it as a `let` (its fields are read in place, never copied whole) and keeps beside it, as its own
-/// unchecked-exclusivity `var`s, what changes: whether its block ended (``refusal(writing:expired:)``) and its
-/// reused record coders.
-package struct ContextState {
-    /// Whether the context belongs to a write transaction.
-    package let isWritable: Bool
-    /// What this write changed, for observers; `nil` in a read.
-    package let recorder: ChangeRecorder?
-    package let instrumentation: Instrumentation
-    /// The cancellation flag of the async call this transaction runs for, if any.
-    package let cancellation = CancellationFlag.current
-
-    /// A context's state; it may write when it has a change recorder.
-    package init(recorder: ChangeRecorder?, instrumentation: Instrumentation) {
-        self.recorder = recorder
-        self.instrumentation = instrumentation
-        isWritable = recorder != nil
-    }
-
-    /// Why a context may not be used (`expired`: its block ended) for this: ``PersistenceError/Code/contextExpired``
-    /// after its block ended, ``PersistenceError/Code/readOnly`` for a write in a read transaction. Each context checks
-    /// `!expired && (!writing || isWritable)` itself, in its own module: a call here for every operation would cost
-    /// more than the check.
-    package func refusal(writing: Bool, expired: Bool) -> PersistenceError {
-        expired
-            ? PersistenceError(.contextExpired, "a context was used after its transaction block ended")
-            : PersistenceError(.readOnly, "a read transaction can't change the database")
-    }
-}
-
-/// A backend's storage for each entity of a model — SQLite's table mappings, PostgreSQL's tables, LMDB's databases
-/// — looked up by entity type.
-///
-/// Each backend looks its storage up through a one-line accessor of its own, constrained to its `Storage`
-/// (`all[try positions.position(of: type)]`): compiled in the backend's module, the array access is specialized,
-/// where a generic accessor here would copy every element through its type's value witnesses.
-package struct EntityLookup<Storage: Sendable>: Sendable {
-    package let model: Model
-    /// Where each entity type's storage is in ``all``.
-    package let positions: EntityPositions
-    /// Every entity's storage, in model order.
-    package let all: [Storage]
-    /// The model's relationships, resolved.
-    package let graph: ModelGraph
-
-    /// `storage` holds one element per entity of `model`, in model order.
-    /// - Throws: What ``ModelGraph/init(model:)`` throws for relationships that don't fit the model.
-    package init(model: Model, storage: [Storage]) throws {
-        self.model = model
-        graph = try ModelGraph(model: model)
-        positions = graph.positions
-        all = storage
     }
 }

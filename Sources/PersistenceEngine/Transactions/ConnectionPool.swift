@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// What a closed database's operations throw.
 package let closedError = PersistenceError(.closed, "the database was closed")

@@ -1,4 +1,5 @@
 package import Foundation
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// Where a file-backed store lives, validated the same way for every backend.
 @_spi(PersistenceBackend) public struct StoreLocation: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
 /// The lock that serializes a database's write transactions, knowing which thread holds it.

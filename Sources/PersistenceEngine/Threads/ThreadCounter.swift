@@ -1,4 +1,5 @@
 import Foundation
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// A per-thread counter (`pthread_key_t`): cheap enough to bump on every read transaction.
 ///

@@ -1,4 +1,5 @@
 package import Foundation
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// A store opened through the schema it holds, without the app's entity types: what the `persistence` tool
 /// inspects, exports, hashes, verifies and copies.
@@ -167,28 +168,5 @@ package enum NewStoreFile {
             throw PersistenceError(
                 .ioFailure, "the new store could not be moved to \(file.path)", underlyingError: error)
         }
-    }
-}
-
-extension RecordLayout {
-    /// A record's values as this layout's entity stores them, for a ``StoredStoreWriter``: the record must have
-    /// this layout's attributes, and each value must fit its attribute (an integer for a real attribute becomes the
-    /// same real, as entities store it).
-    /// - Throws: ``PersistenceError`` — `invalidArgument` for a record of other attributes, `invalidValue` naming
-    ///   the attribute whose value doesn't fit.
-    package func storedValues(of record: Record) throws -> [Value] {
-        guard record.layout === self || record.layout.names == names else {
-            throw PersistenceError(.invalidArgument, "a '\(entity.name)' record with other attributes than the store's")
-        }
-        var values = record.values
-        for (position, attribute) in entity.attributes.enumerated() {
-            guard let value = attribute.conforming(values[position]) else {
-                throw PersistenceError(
-                    .invalidValue,
-                    "'\(entity.name).\(attribute.name)' can't hold a \(values[position].storageClassName) value")
-            }
-            values[position] = value
-        }
-        return values
     }
 }

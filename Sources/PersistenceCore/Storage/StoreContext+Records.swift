@@ -47,8 +47,13 @@ extension RecordLayout {
     /// - Throws: ``PersistenceError/Code/invalidArgument`` for a count of values other than the attributes',
     ///   ``PersistenceError/Code/invalidValue`` naming the attribute whose value doesn't fit.
     package func checkedValues(_ values: [Value]) throws -> [Value] {
-        let record = try Record(layout: self, values: values)
-        let stored = try storedValues(of: record)
+        guard values.count == names.count else {
+            throw PersistenceError(
+                .invalidArgument,
+                "entity '\(entity.name)' has \(names.count) attributes, \(values.count) values were given")
+        }
+        var stored = values
+        try conform(&stored)
         for (position, attribute) in entity.attributes.enumerated() {
             if let problem = attribute.verificationProblem(for: stored[position], in: entity.name) {
                 throw PersistenceError(.invalidValue, problem.message)
@@ -69,6 +74,13 @@ extension RecordLayout {
             throw PersistenceError(.invalidArgument, "a '\(entity.name)' record with other attributes than the store's")
         }
         var values = record.values
+        try conform(&values)
+        return values
+    }
+
+    /// Makes each of `values` (one per attribute) the value its attribute stores.
+    /// - Throws: ``PersistenceError/Code/invalidValue`` naming the attribute whose value doesn't fit.
+    private func conform(_ values: inout [Value]) throws {
         for (position, attribute) in entity.attributes.enumerated() {
             guard let value = attribute.conforming(values[position]) else {
                 throw PersistenceError(
@@ -77,6 +89,5 @@ extension RecordLayout {
             }
             values[position] = value
         }
-        return values
     }
 }

@@ -144,7 +144,13 @@ public final class LMDBStorage: RecordStorage {
         let store = stores.all[entity]
         instrumentation.trace("count", entity: store.layout.entity.name)
         guard let condition else { return try transaction.count(store.dbi) }
-        return try matching(condition, store).count
+        // Counted as the scan visits them (the condition tested on each record's stored bytes): nothing collected.
+        var count = 0
+        try visitMatching(condition, store) { _, _ in
+            count += 1
+            return true
+        }
+        return count
     }
 
     @_spi(PersistenceBackend) public func delete(

@@ -166,6 +166,9 @@ struct StoredStoreTests {
                 sealed[sealed.count - 1] ^= 0x01
                 try transaction.put(store.dbi, key, sealed)
             }
+            // The app reads through the same storage, and its error holds no stored value: not the key.
+            let appError = expectError(.authenticationFailed) { try db.recover(Secret.self) }
+            #expect(appError?.message.contains("primary key") == false, "\(appError?.message ?? "")")
             try db.close()
             let store = try LMDBStoredStore(file: dataFile(directory), passphrase: "correct horse battery staple")
             defer { try? store.close() }
@@ -174,7 +177,7 @@ struct StoredStoreTests {
                 try store.forEachRecord(store.layout(named: "Secret")) { _ in seen += 1 }
             }
             #expect(seen == 1)
-            #expect(error?.message.contains("Secret") == true && error?.message.contains("2") == true)
+            #expect(error?.message.contains("'Secret' record with primary key 2 fails authentication") == true)
             let problems = try store.verify().problems
             #expect(problems.map(\.kind) == [.authenticationFailed], "\(problems)")
         }

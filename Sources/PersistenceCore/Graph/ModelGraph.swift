@@ -47,6 +47,20 @@
     /// rule needs to know which of its records go.
     package let sweepable: [Bool]
 
+    /// The layouts of a store read without its entity types (the store tool's, from the stored schema), their
+    /// relationships left unresolved: a reader of records by position needs no rules, and a damaged schema must still
+    /// open to be inspected and verified.
+    package init(unrelated layouts: [RecordLayout]) {
+        types = []
+        self.layouts = layouts
+        positions = EntityPositions(Model(version: 0, entities: []))
+        byName = Dictionary(layouts.enumerated().map { ($1.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
+        references = Array(repeating: [], count: layouts.count)
+        referrers = Array(repeating: [], count: layouts.count)
+        isEmpty = true
+        sweepable = Array(repeating: true, count: layouts.count)
+    }
+
     /// Resolves and checks the relationships of a model whose layouts are `layouts` (in model order).
     /// - Throws: ``PersistenceError/Code/invalidSchema`` (``PersistenceError/Code/unknownEntity`` for a target not in
     ///   the model) naming the entity and relationship.

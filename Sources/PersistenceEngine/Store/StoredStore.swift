@@ -5,7 +5,8 @@ package import Foundation
 /// inspects, exports, hashes, verifies and copies.
 ///
 /// Opened read-only: nothing in the store changes, not even its metadata, so a file someone sent can be looked at
-/// before an app opens it. Records come as dynamic ``Record``s in the stored layout.
+/// before an app opens it. Records come as dynamic ``Record``s in the stored layout, read through the backend's
+/// ``RecordStorage`` — the storage an app's context reads through — over the store's one snapshot.
 package protocol StoredStore: AnyObject {
     /// The backend's name: `sqlite`, `lmdb`, `postgres`.
     var backend: String { get }
@@ -16,13 +17,11 @@ package protocol StoredStore: AnyObject {
     var schemaVersion: Int { get }
     /// The stored layout of every entity, sorted by entity name.
     var layouts: [RecordLayout] { get }
-    /// The number of records of an entity.
-    func count(_ layout: RecordLayout) throws -> Int
-    /// Every record of an entity, in primary-key order (``Value/compare(_:_:)``), one at a time: memory doesn't grow
-    /// with the store. All entities' records are read from one snapshot.
-    func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws
-    /// Whether an entity has a record with primary key `key`.
-    func contains(_ layout: RecordLayout, key: Value) throws -> Bool
+    /// The storage that reads the records of the entity at `position` in ``layouts``, and the entity's position
+    /// among the storage's; `nil` when the store has no records of it: an LMDB records database lost to damage reads
+    /// as empty, as an app's opening would see it, and ``verify()`` reports it.
+    /// - Throws: ``PersistenceError/Code/closed`` after ``close()``.
+    func storage(for position: Int) throws -> (storage: any RecordStorage, entity: Int)?
     /// Checks every record, index entry and the metadata against the stored schema.
     func verify() throws -> VerificationReport
     /// Ends the store's use; later calls throw ``PersistenceError/Code/closed``.
@@ -40,6 +39,54 @@ package protocol StoredStoreWriter: AnyObject {
     func commit() throws
     /// Drops everything inserted; the place is left as it was.
     func discard()
+}
+
+/// The records of a stored store, through its storage: written once for every backend.
+extension StoredStore {
+    /// The number of records of an entity.
+    package func count(_ layout: RecordLayout) throws -> Int {
+        guard let (storage, entity) = try storage(for: position(of: layout)) else { return 0 }
+        return try storage.count(nil, entity: entity)
+    }
+
+    /// Every record of an entity, in primary-key order (``Value/compare(_:_:)``), one at a time: memory doesn't grow
+    /// with the store. All entities' records are read from one snapshot.
+    package func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws {
+        let position = try position(of: layout)
+        guard let (storage, entity) = try storage(for: position) else { return }
+        let layout = layouts[position]
+        try storage.scanValues(Query().resolve(in: layout), entity: entity, attributes: nil) { values in
+            try body(Record(layout: layout, values: values))
+        }
+    }
+
+    /// Whether an entity has a record with primary key `key`; `false` for a value no key can be (`nil`, another
+    /// type), as damage may leave in a foreign key.
+    package func contains(_ layout: RecordLayout, key: Value) throws -> Bool {
+        guard let (storage, entity) = try storage(for: position(of: layout)), key != .null else { return false }
+        do {
+            return try storage.contains(key: key, entity: entity)
+        } catch let error as PersistenceError where Self.refusesKey.contains(error.code) {
+            return false
+        }
+    }
+
+    /// What a storage throws for a value that can't be a primary key of the entity (a real, one too long, another
+    /// type than the key's), which therefore names no record.
+    private static var refusesKey: Set<PersistenceError.Code> {
+        [.keyTooLarge, .invalidSchema, .typeMismatch, .invalidArgument, .invalidValue]
+    }
+
+    /// The position of `layout`'s entity in ``layouts``.
+    /// - Throws: ``PersistenceError/Code/unknownEntity`` for an entity the stored schema doesn't have.
+    private func position(of layout: RecordLayout) throws -> Int {
+        if let position = layouts.firstIndex(where: { $0 === layout }) { return position }
+        let name = layout.entity.name
+        guard let position = layouts.firstIndex(where: { $0.entity.name == name }) else {
+            throw PersistenceError(.unknownEntity, "the store has no entity '\(name)'")
+        }
+        return position
+    }
 }
 
 extension StoredStore {

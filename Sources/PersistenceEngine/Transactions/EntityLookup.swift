@@ -23,4 +23,13 @@ package struct EntityLookup<Storage: Sendable>: Sendable {
         positions = graph.positions
         all = storage
     }
+
+    /// The storage of a store read without its entity types (see ``ModelGraph/init(unrelated:)``): `storage` holds
+    /// one element per layout, in the layouts' order.
+    package init(unrelated layouts: [RecordLayout], storage: [Storage]) {
+        model = Model(version: 0, entities: [])
+        graph = ModelGraph(unrelated: layouts)
+        positions = graph.positions
+        all = storage
+    }
 }

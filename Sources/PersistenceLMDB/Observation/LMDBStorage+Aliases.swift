@@ -8,12 +8,13 @@ extension LMDBStorage {
 
     @_spi(PersistenceBackend) public func aliasTarget(named name: String) throws -> AliasTarget? {
         let key = StoredAlias.key(of: name, sealer)
-        guard let stored = try transaction.get(aliasDBI, key) else { return nil }
+        guard let aliasDBI, let stored = try transaction.get(aliasDBI, key) else { return nil }
         return try stored.withUnsafeBytes { try StoredAlias.open($0, key: key, sealer, name: name) }
     }
 
     @_spi(PersistenceBackend) public func setAliasTarget(_ target: AliasTarget?, named name: String) throws {
         let key = StoredAlias.key(of: name, sealer)
+        guard let aliasDBI else { throw PersistenceError(.readOnly, "the store is read without its aliases") }
         if let target {
             try transaction.put(aliasDBI, key, StoredAlias.seal(target, key: key, sealer) { try nextNonce() })
         } else {

@@ -32,11 +32,10 @@ extension LMDBStorage {
     ) throws {
         do {
             try sealer.open(stored, entity: store, key: key, into: &values)
-        } catch let error as PersistenceError where error.code == .authenticationFailed {
-            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
-            throw error
+            _ = try checked(values, store)
+        } catch let error as PersistenceError {
+            throw failure(error, of: store, key: key)
         }
-        _ = try checked(values, store)
     }
 
     /// ``open(_:_:key:into:)`` for a scan with a condition: whether the record matches `condition`, its values in
@@ -45,15 +44,31 @@ extension LMDBStorage {
         _ stored: UnsafeRawBufferPointer, _ store: EntityStore, key: UnsafeRawBufferPointer,
         probing probe: inout StoredProbe, _ condition: ResolvedCondition, into values: inout [Value]
     ) throws -> Bool {
-        let matched: Bool
         do {
-            matched = try sealer.open(stored, entity: store, key: key, probing: &probe, condition, into: &values)
-        } catch let error as PersistenceError where error.code == .authenticationFailed {
-            instrumentation.authenticationFailed(passphrase: false, entity: store.layout.entity.name)
-            throw error
+            let matched = try sealer.open(stored, entity: store, key: key, probing: &probe, condition, into: &values)
+            if matched { _ = try checked(values, store) }
+            return matched
+        } catch let error as PersistenceError {
+            throw failure(error, of: store, key: key)
         }
-        if matched { _ = try checked(values, store) }
-        return matched
+    }
+
+    /// What reading a stored record that failed throws: a failed authentication is logged and counted; a storage
+    /// that names keys in errors (the store tool's) says which record, by its primary key.
+    func failure(_ error: PersistenceError, of store: EntityStore, key: UnsafeRawBufferPointer) -> PersistenceError {
+        let entity = store.layout.entity.name
+        let failedAuthentication = error.code == .authenticationFailed
+        if failedAuthentication { instrumentation.authenticationFailed(passphrase: false, entity: entity) }
+        guard namesKeysInErrors else { return error }
+        let type = store.layout.types[store.layout.primaryKeyIndex]
+        let record =
+            "the '\(entity)' record "
+            + (LMDBVerifier.keyText(Data(key), type).map { "with primary key \($0)" } ?? "with an unreadable key")
+        return failedAuthentication
+            ? PersistenceError(
+                .authenticationFailed, record + " fails authentication: it was altered or moved", underlyingError: error
+            )
+            : PersistenceError(.corrupt, record + " can't be read: the store is damaged", underlyingError: error)
     }
 
     /// A record's values from its stored bytes, in a new array (see ``open(_:_:key:into:)``).

@@ -27,11 +27,15 @@ public final class LMDBStorage: RecordStorage {
     /// The nonce sequence of this write, loaded from the meta database on first use.
     var nonces: NonceSequence?
     let metaDBI: MDB_dbi
-    let aliasDBI: MDB_dbi
+    /// The aliases' database; `nil` where the store is read without one (the store tool's, of a file that has none).
+    let aliasDBI: MDB_dbi?
+    /// Whether a record that can't be read is named by its primary key in the error: in the store tool, which shows
+    /// a store to its owner, never in an app's (its errors hold no stored value).
+    let namesKeysInErrors: Bool
 
     init(
         transaction: Transaction, stores: EntityLookup<EntityStore>, sealer: ValueSealer, metaDBI: MDB_dbi,
-        aliasDBI: MDB_dbi, instrumentation: Instrumentation
+        aliasDBI: MDB_dbi?, instrumentation: Instrumentation, namesKeysInErrors: Bool = false
     ) {
         self.transaction = transaction
         self.stores = stores
@@ -39,6 +43,7 @@ public final class LMDBStorage: RecordStorage {
         self.metaDBI = metaDBI
         self.aliasDBI = aliasDBI
         self.instrumentation = instrumentation
+        self.namesKeysInErrors = namesKeysInErrors
     }
 
     @_spi(PersistenceBackend) public func checkUsable(writing: Bool) throws {}

@@ -1,6 +1,6 @@
 internal import CLMDB
 package import Foundation
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 
 /// An LMDB store opened read-only through the schema it holds (see ``StoredStore``): one read transaction from open
@@ -34,6 +34,11 @@ package final class LMDBStoredStore: StoredStore {
     /// The read transaction of the whole session; `nil` once closed.
     private var transaction: Transaction?
     private let opened: Opened
+    /// The records, read through the storage an app's context uses, in the session's transaction: the entities whose
+    /// records database the file has.
+    private let storage: LMDBStorage
+    /// Each layout's entity's position in ``storage``; `nil` for one whose records database is missing.
+    private let storagePositions: [Int?]
 
     /// What opening read: the metadata, the keys and each entity's databases.
     private struct Opened {
@@ -42,6 +47,8 @@ package final class LMDBStoredStore: StoredStore {
         var keyRecord: StoreKeyRecord?
         var sealer: ValueSealer
         var metaDBI: MDB_dbi
+        /// The aliases' database, when the file has one.
+        var aliasDBI: MDB_dbi?
         var schemaVersion: Int
         /// The stored schema's layouts, sorted by entity name: the ones records and entity stores share.
         var layouts: [RecordLayout]
@@ -96,6 +103,17 @@ package final class LMDBStoredStore: StoredStore {
         isEncrypted = opened.keyRecord != nil
         layouts = opened.layouts
         schemaVersion = opened.schemaVersion
+        let present = opened.layouts.compactMap { opened.stores[$0.entity.name] }
+        var next = 0
+        storagePositions = opened.layouts.map { layout in
+            guard opened.stores[layout.entity.name] != nil else { return nil }
+            defer { next += 1 }
+            return next
+        }
+        storage = LMDBStorage(
+            transaction: transaction, stores: EntityLookup(unrelated: present.map(\.layout), storage: present),
+            sealer: opened.sealer, metaDBI: opened.metaDBI, aliasDBI: opened.aliasDBI, instrumentation: .off,
+            namesKeysInErrors: true)
     }
 
     deinit {
@@ -169,6 +187,7 @@ package final class LMDBStoredStore: StoredStore {
         }
         return Opened(
             format: format, keyFormat: keyFormat, keyRecord: keyRecord, sealer: sealer, metaDBI: metaDBI,
+            aliasDBI: try existingDatabase(LMDBStorage.aliasDatabaseName, flags: 0, transaction),
             schemaVersion: version, layouts: layouts, stores: stores, missing: missing, usesLockFile: usesLockFile)
     }
 
@@ -262,54 +281,9 @@ package final class LMDBStoredStore: StoredStore {
         return pages
     }
 
-    package func count(_ layout: RecordLayout) throws -> Int {
-        let transaction = try openTransaction()
-        guard let store = try store(of: layout) else { return 0 }
-        return try transaction.count(store.dbi)
-    }
-
-    package func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws {
-        let transaction = try openTransaction()
-        guard let store = try store(of: layout) else { return }
-        let sealer = opened.sealer
-        // One record, refilled in place while `body` doesn't keep it: memory doesn't grow with the entity.
-        var record = Record(layout: store.layout)
-        try transaction.forEach(store.dbi) { key, stored in
-            do {
-                try sealer.open(stored, entity: store, key: key, into: &record.values)
-            } catch let error as PersistenceError where error.code == .authenticationFailed {
-                throw PersistenceError(
-                    .authenticationFailed,
-                    "the '\(store.layout.entity.name)' record \(Self.keyText(key, store)) fails authentication: it "
-                        + "was altered or moved",
-                    underlyingError: error)
-            } catch {
-                throw PersistenceError(
-                    .corrupt,
-                    "the '\(store.layout.entity.name)' record \(Self.keyText(key, store)) can't be read: the store "
-                        + "is damaged",
-                    underlyingError: error)
-            }
-            guard record.values.count == store.layout.names.count else {
-                throw PersistenceError(
-                    .corrupt,
-                    "the '\(store.layout.entity.name)' record \(Self.keyText(key, store)) has "
-                        + "\(record.values.count) values for \(store.layout.names.count) attributes")
-            }
-            try body(record)
-            return true
-        }
-    }
-
-    package func contains(_ layout: RecordLayout, key: Value) throws -> Bool {
-        let transaction = try openTransaction()
-        guard let store = try store(of: layout) else { return false }
-        // A value that can't be a key (`nil`, a real, one too long) names no record.
-        guard
-            let encoded = try? KeyCodec.recordKey(
-                key, of: store.layout.entity.name, maximumSize: environment.maximumKeySize)
-        else { return false }
-        return try transaction.withValue(store.dbi, encoded) { _ in true } ?? false
+    package func storage(for position: Int) throws -> (storage: any RecordStorage, entity: Int)? {
+        _ = try openTransaction()
+        return storagePositions[position].map { (storage, $0) }
     }
 
     package func verify() throws -> VerificationReport {
@@ -341,23 +315,6 @@ package final class LMDBStoredStore: StoredStore {
     private func openTransaction() throws -> Transaction {
         guard let transaction else { throw PersistenceError(.closed, "the store \(file.path) is closed") }
         return transaction
-    }
-
-    /// The databases of the entity `layout` names; `nil` for an entity whose records database is missing.
-    /// - Throws: `unknownEntity` for an entity the stored schema doesn't have.
-    private func store(of layout: RecordLayout) throws -> EntityStore? {
-        let name = layout.entity.name
-        if let store = opened.stores[name] { return store }
-        guard layouts.contains(where: { $0.entity.name == name }) else {
-            throw PersistenceError(.unknownEntity, "the store has no entity '\(name)'")
-        }
-        return nil
-    }
-
-    /// A record key as a message shows it.
-    private static func keyText(_ key: UnsafeRawBufferPointer, _ store: EntityStore) -> String {
-        let type = store.layout.types[store.layout.primaryKeyIndex]
-        return LMDBVerifier.keyText(Data(key), type).map { "with primary key \($0)" } ?? "with an unreadable key"
     }
 }
 

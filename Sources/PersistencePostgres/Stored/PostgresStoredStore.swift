@@ -1,4 +1,4 @@
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 import PostgresNIO
@@ -7,8 +7,8 @@ import PostgresNIO
 /// `REPEATABLE READ READ ONLY` transaction from open to close, so every entity is read from one snapshot, and the
 /// server refuses any write.
 ///
-/// Records stream through a cursor in primary-key order (`ORDER BY` the key: integers numerically, text and UUIDs as
-/// their bytes — the order of ``Value/compare(_:_:)``), a batch at a time.
+/// Records stream through the storage's cursor in primary-key order (`ORDER BY` the key: integers numerically, text
+/// and UUIDs as their bytes — the order of ``Value/compare(_:_:)``), a batch at a time.
 package final class PostgresStoredStore: StoredStore {
     package let backend = "postgres"
     package let schemaVersion: Int
@@ -16,10 +16,12 @@ package final class PostgresStoredStore: StoredStore {
     private let connection: ServerConnection
     private let schema: String
     private let place: String
-    private let tables: [String: PostgresTable]
+    /// Each entity's table, in ``layouts``' order.
+    private let tables: [PostgresTable]
+    /// The records, read through the storage an app's context uses, on the session's connection.
+    private let storage: PostgresStorage
     private let format: Int64
     private var isOpen = true
-    private var cursors = 0
 
     /// Opens the store in `schema` of the database `url` names.
     /// - Parameters:
@@ -55,14 +57,14 @@ package final class PostgresStoredStore: StoredStore {
             self.format = format
             self.schemaVersion = schemaVersion
             layouts = try StoreGate.storedLayouts(json)
-            tables = Dictionary(
-                layouts.enumerated().map {
-                    ($0.element.entity.name, PostgresTable(index: -1 - $0.offset, layout: $0.element, schema: schema))
-                }, uniquingKeysWith: { first, _ in first })
+            tables = layouts.enumerated().map { PostgresTable(index: $0, layout: $1, schema: schema) }
         } catch {
             connection.close()
             throw error
         }
+        storage = PostgresStorage(
+            connection: connection, tables: EntityLookup(unrelated: layouts, storage: tables), schema: schema,
+            instrumentation: .off)
     }
 
     deinit { connection.close() }
@@ -88,41 +90,15 @@ package final class PostgresStoredStore: StoredStore {
         }
     }
 
-    package func count(_ layout: RecordLayout) throws -> Int {
-        let table = try table(of: layout)
-        guard case .integer(let count)? = try connection.rows("SELECT count(*) FROM \(table.table)").first?.first
-        else { return 0 }
-        return Int(count)
-    }
-
-    package func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws {
-        let table = try table(of: layout)
-        cursors += 1
-        let cursor = "persistence_stored_\(cursors)"
-        try connection.run(
-            "DECLARE \(cursor) NO SCROLL CURSOR FOR SELECT \(table.columns) FROM \(table.table) "
-                + "ORDER BY \(table.primaryKeyColumn)")
-        defer { _ = try? connection.run("CLOSE \(cursor)") }
-        var record = Record(layout: layout)
-        while true {
-            let batch = try connection.run("FETCH \(PostgresStorage.fetchSize) FROM \(cursor)").rows
-            for row in batch {
-                try row.read(as: table.classes, into: &record.values)
-                try body(record)
-            }
-            if batch.count < PostgresStorage.fetchSize { break }
-        }
-    }
-
-    package func contains(_ layout: RecordLayout, key: Value) throws -> Bool {
-        let table = try table(of: layout)
-        return try !connection.run(table.existsSQL, [key]).rows.isEmpty
+    package func storage(for position: Int) throws -> (storage: any RecordStorage, entity: Int)? {
+        try checkOpen()
+        return (storage, position)
     }
 
     package func verify() throws -> VerificationReport {
         try checkOpen()
         var verifier = PostgresVerifier(
-            connection: connection, schema: schema, tables: layouts.compactMap { tables[$0.entity.name] }
+            connection: connection, schema: schema, tables: tables
         ) { [self] report in try verifyReferences(into: &report) }
         return try verifier.run()
     }
@@ -132,14 +108,6 @@ package final class PostgresStoredStore: StoredStore {
         isOpen = false
         _ = try? connection.execute("COMMIT")
         connection.close()
-    }
-
-    private func table(of layout: RecordLayout) throws -> PostgresTable {
-        try checkOpen()
-        guard let table = tables[layout.entity.name] else {
-            throw PersistenceError(.unknownEntity, "the store at \(place) has no entity '\(layout.entity.name)'")
-        }
-        return table
     }
 
     private func checkOpen() throws {

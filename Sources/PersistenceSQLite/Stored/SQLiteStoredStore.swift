@@ -1,5 +1,5 @@
 package import Foundation
-package import PersistenceCore
+@_spi(PersistenceBackend) package import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
@@ -16,8 +16,10 @@ package final class SQLiteStoredStore: StoredStore {
     /// ``ReadOnlyOpening``); removed with this store.
     private let copy: ReadOnlyOpening.PrivateCopy?
     private let format: Int64
-    /// Each entity's table mapping, by entity name, and the SQL that tells whether a key is stored.
-    private let tables: [String: (mapping: TableMapping, containsSQL: String)]
+    /// Each entity's table mapping, in ``layouts``' order.
+    private let mappings: [TableMapping]
+    /// The records, read through the storage an app's context uses, on the session's connection.
+    private let storage: SQLiteStorage
     private var isOpen = true
 
     /// Opens the store at `file` read-only, making no file beside it (see ``ReadOnlyOpening``).
@@ -52,12 +54,11 @@ package final class SQLiteStoredStore: StoredStore {
         self.format = format
         schemaVersion = version
         layouts = try StoreGate.storedLayouts(json)
-        tables = Dictionary(
-            layouts.enumerated().map { offset, layout in
-                let mapping = TableMapping(index: -1 - offset, layout: layout)
-                let contains = "SELECT 1 FROM \(mapping.table) WHERE \(mapping.primaryKeyColumn) = ?"
-                return (layout.entity.name, (mapping, contains))
-            }, uniquingKeysWith: { first, _ in first })
+        let mappings = layouts.enumerated().map { TableMapping(index: $0, layout: $1) }
+        self.mappings = mappings
+        storage = SQLiteStorage(
+            connection: connection, mappings: EntityLookup(unrelated: layouts, storage: mappings),
+            instrumentation: .off)
     }
 
     deinit { connection.close() }
@@ -86,33 +87,14 @@ package final class SQLiteStoredStore: StoredStore {
         }
     }
 
-    package func count(_ layout: RecordLayout) throws -> Int {
-        let table = try table(of: layout).mapping.table
-        guard case .integer(let count)? = try connection.scalar("SELECT count(*) FROM \(table)") else { return 0 }
-        return Int(count)
-    }
-
-    package func forEachRecord(_ layout: RecordLayout, _ body: (Record) throws -> Void) throws {
-        let mapping = try table(of: layout).mapping
-        let statement = try Statement(
-            db: connection.handle,
-            sql: "SELECT \(mapping.columns) FROM \(mapping.table) ORDER BY \(mapping.primaryKeyColumn)",
-            persistent: false)
-        var record = Record(layout: layout)
-        while try statement.step() {
-            statement.readRow(into: &record.values)
-            try body(record)
-        }
-    }
-
-    package func contains(_ layout: RecordLayout, key: Value) throws -> Bool {
-        try connection.scalar(table(of: layout).containsSQL, [key]) != nil
+    package func storage(for position: Int) throws -> (storage: any RecordStorage, entity: Int)? {
+        try checkOpen()
+        return (storage, position)
     }
 
     package func verify() throws -> VerificationReport {
         try checkOpen()
-        var verifier = SQLiteVerifier(
-            connection: connection, mappings: layouts.compactMap { tables[$0.entity.name]?.mapping })
+        var verifier = SQLiteVerifier(connection: connection, mappings: mappings)
         var report = try verifier.run()
         try verifyReferences(into: &report)
         return report
@@ -123,14 +105,6 @@ package final class SQLiteStoredStore: StoredStore {
         isOpen = false
         if !connection.isAutocommit { try? connection.execute("COMMIT") }
         connection.close()
-    }
-
-    private func table(of layout: RecordLayout) throws -> (mapping: TableMapping, containsSQL: String) {
-        try checkOpen()
-        guard let table = tables[layout.entity.name] else {
-            throw PersistenceError(.unknownEntity, "the store \(file.path) has no entity '\(layout.entity.name)'")
-        }
-        return table
     }
 
     private func checkOpen() throws {

@@ -46,7 +46,7 @@ extension LMDBStorage {
     ) throws -> Bool {
         do {
             let matched = try sealer.open(stored, entity: store, key: key, probing: &probe, condition, into: &values)
-            if matched { _ = try checked(values, store) }
+            if matched && probe.decodesMatches { _ = try checked(values, store) }
             return matched
         } catch let error as PersistenceError {
             throw failure(error, of: store, key: key)
@@ -220,12 +220,14 @@ extension LMDBStorage {
 
     /// Calls `visit` with each record matching `condition` (all when `nil`), in primary-key order; `visit`
     /// returns `false` to stop. The key's bytes are valid only during the call: `visit` copies them to keep them.
+    /// Unless `decodingMatches`, a record a scan tested on its stored bytes reaches `visit` without its values (a
+    /// count needs only that it matches).
     func visitMatching(
-        _ condition: ResolvedCondition?, _ store: EntityStore,
+        _ condition: ResolvedCondition?, _ store: EntityStore, decodingMatches: Bool = true,
         _ visit: (UnsafeRawBufferPointer, [Value]) throws -> Bool
     ) throws {
         if let condition, condition.isRelated {
-            return try visitMatching(answeringRelated(condition), store, visit)
+            return try visitMatching(answeringRelated(condition), store, decodingMatches: decodingMatches, visit)
         }
         if let condition, let answer = try candidates(condition, store) {
             for (key, filed) in answer.keys.sorted(by: { $0.key.precedesBytewise($1.key) }) {
@@ -255,7 +257,7 @@ extension LMDBStorage {
         }
         // The condition is tested on the attributes it reads, decoded alone from each record's bytes (decrypted
         // once); only the records it keeps are decoded whole.
-        var probe = StoredProbe(condition, attributes: store.layout.names.count)
+        var probe = StoredProbe(condition, attributes: store.layout.names.count, decodesMatches: decodingMatches)
         try transaction.forEach(store.dbi) { key, stored in
             try cancellation?.check()
             guard try open(stored, store, key: key, probing: &probe, condition, into: &values) else { return true }

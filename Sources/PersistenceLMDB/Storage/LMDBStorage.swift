@@ -149,9 +149,10 @@ public final class LMDBStorage: RecordStorage {
         let store = stores.all[entity]
         instrumentation.trace("count", entity: store.layout.entity.name)
         guard let condition else { return try transaction.count(store.dbi) }
-        // Counted as the scan visits them (the condition tested on each record's stored bytes): nothing collected.
+        // Counted as the scan visits them, the condition tested on each record's stored bytes: nothing is collected,
+        // and a matching record isn't decoded whole.
         var count = 0
-        try visitMatching(condition, store) { _, _ in
+        try visitMatching(condition, store, decodingMatches: false) { _, _ in
             count += 1
             return true
         }

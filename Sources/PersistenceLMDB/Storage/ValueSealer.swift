@@ -64,7 +64,7 @@ struct ValueSealer: Sendable {
                 throw PersistenceError(.corrupt, "a stored '\(entity.layout.entity.name)' record has the wrong shape")
             }
             guard condition.matches(probe.values) else { return false }
-            try RecordCodec.decode(plain, into: &values)
+            if probe.decodesMatches { try RecordCodec.decode(plain, into: &values) }
             return true
         }
         guard let keys else { return try decode(stored) }
@@ -133,13 +133,16 @@ struct ValueSealer: Sendable {
 /// and an array refilled in place with their values (``ValueSealer/open(_:entity:key:probing:_:into:)``).
 struct StoredProbe {
     let wanted: [Bool]
+    /// Whether a record that matches is then decoded whole; not for a count, which needs only whether it matches.
+    let decodesMatches: Bool
     var values: [Value] = []
 
     /// The probe of `condition` over records of `count` attributes.
-    init(_ condition: ResolvedCondition, attributes count: Int) {
+    init(_ condition: ResolvedCondition, attributes count: Int, decodesMatches: Bool = true) {
         var wanted = [Bool](repeating: false, count: count)
         condition.markRead(in: &wanted)
         self.wanted = wanted
+        self.decodesMatches = decodesMatches
     }
 }
 

@@ -274,6 +274,14 @@ let package = Package(
             dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The tests' process harnesses (a built executable run as a user runs it, the reliability worker, a PostgreSQL
+        // server of a test's own): Foundation's `Process`, which iOS-family SDKs lack, kept out of the public suite so
+        // that it builds there. Not a product.
+        .target(
+            name: "PersistenceTestProcesses",
+            dependencies: ["PersistenceCore"],
+            swiftSettings: swiftSettings
+        ),
         // The commands an app embeds (`migrate`, `verify`, `export` through its own builder), and what the store
         // tool shares with them (locators, passphrases, progress, exit statuses, export formats). Links no backend:
         // the app's builder brings the one it uses.
@@ -354,6 +362,7 @@ let package = Package(
         .testTarget(
             name: "PersistencePostgresTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
@@ -362,6 +371,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceSyncTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "PersistenceCore", "PersistenceSync", "PersistenceSyncServer", "PersistencePostgres",
                 "PersistenceSQLite", "PersistenceLMDB", "PersistenceTesting", "PersistenceSyncHTTP",
                 "PersistenceSyncHummingbird", "ReliabilityWorker",
@@ -372,6 +382,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceToolTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "persistence", "PersistenceTool", "PersistenceCommands", "PersistenceCore", "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistenceTesting",
@@ -381,6 +392,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceCommandsTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "NotesStore", "PersistenceCommands", "PersistenceCore", "PersistenceSQLite", "PersistenceLMDB",
                 "PersistencePostgres", "PersistenceTesting",
             ],
@@ -428,6 +440,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceReliabilityTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "ReliabilityWorker", "PersistenceFuzzing", "PersistenceCore", "PersistenceLMDB", "PersistenceSQLite",
                 "PersistenceTesting",
             ],

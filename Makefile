@@ -17,6 +17,8 @@
 #   make fuzz             libFuzzer on every decoder of stored bytes for FUZZ_SECONDS (default 60)
 #   make tsan             the conformance suites (concurrency checks included) under ThreadSanitizer
 #   make docs-check       every DocC link in the products' docs resolves (scripts/docc-links.sh)
+#   make vendored-check   the LMDB tests on the vendored LMDB and libsodium (Apple's configuration), no system library
+#   make vendored-cross-check  stores written by the system-library build open in the vendored build, and back
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -49,7 +51,7 @@ endif
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb consumer-check-sync
 .PHONY: consumer-check-postgres memory-backend-check clean
 .PHONY: compare bench-smoke benchmark instructions
-.PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check
+.PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check vendored-check vendored-cross-check
 
 help:
 	@echo "make demo            run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)"
@@ -70,6 +72,8 @@ help:
 	@echo "make fuzz            libFuzzer on every decoder of stored bytes (FUZZ_SECONDS=60)"
 	@echo "make tsan            the conformance suites (concurrency checks included) under ThreadSanitizer"
 	@echo "make docs-check      every DocC link in the products' docs resolves"
+	@echo "make vendored-check  the LMDB tests on the vendored LMDB and libsodium (what Apple platforms build)"
+	@echo "make vendored-cross-check  stores cross between the system-library and the vendored builds"
 
 deps:
 	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb libsodium; then \
@@ -121,6 +125,8 @@ test: deps lint
 	@$(MAKE) --no-print-directory consumer-check
 	@$(MAKE) --no-print-directory memory-backend-check
 	@$(MAKE) --no-print-directory docs-check
+	@$(MAKE) --no-print-directory vendored-check
+	@$(MAKE) --no-print-directory vendored-cross-check
 
 # The Postgres tests run against a throw-away cluster (scripts/with-postgres.sh: installs postgresql when missing,
 # starts a server in a temporary directory, stops and removes it even when the tests fail). Set
@@ -219,11 +225,88 @@ docs-check: deps
 	@echo "==> docs-check: DocC links of every product's docs"
 	scripts/docc-links.sh
 
+# The vendored configuration: LMDB 0.9 with POSIX semaphores and libsodium compiled from Sources/*Vendored, what
+# Apple's platforms always build and Linux builds with `--traits VendoredLibraries`. Tests/Vendored is that
+# configuration reduced to the LMDB backend and its tests (the root's sources, through symbolic links): the root's
+# test product would compile SwiftNIO, swift-syntax and the rest once more with the trait. It needs no system LMDB or
+# libsodium (no `deps`), and builds in its own scratch directory. Steps: the manifests read as SwiftPM reads them, per
+# platform (scripts/check-apple-path.swift); the architecture macros of libsodium's config header for Apple's targets
+# (the compiler's own macros, no SDK needed); the build; the test binary's linked libraries (no liblmdb, no
+# libsodium), its headers (the vendored ones) and the vendored patch's symbol; the LMDB tests, the conformance suites
+# among them, told to expect the vendored build. Measured on a loaded 2-core machine: cold (no .build-vendored) 15 min
+# (9 min of CPU: swift-crypto's BoringSSL most of it; the 128 vendored C files 20 s), warm 2.5 min (the tests 2 min).
+VENDORED_PACKAGE := Tests/Vendored
+VENDORED_SCRATCH := $(CURDIR)/.build-vendored
+VENDORED_TEST := $(SWIFT) test --skip-build --disable-xctest --package-path $(VENDORED_PACKAGE) \
+	--scratch-path $(VENDORED_SCRATCH)
+SODIUM_CONFIG := Sources/CSodiumVendored/config/persistence_sodium_config.h
+APPLE_TRIPLES := arm64-apple-ios18.0 arm64-apple-ios18.0-simulator x86_64-apple-macos15 arm64-apple-macos15 \
+	arm64_32-apple-watchos11 arm64-apple-xros2 arm64-apple-tvos18
+
+vendored-check:
+	@echo "==> vendored-check: what each platform builds, from the manifests (dump-package)"
+	@mkdir -p $(VENDORED_SCRATCH)
+	$(SWIFT) package dump-package --scratch-path $(VENDORED_SCRATCH)/dump-root > $(VENDORED_SCRATCH)/root.json
+	$(SWIFT) package dump-package --package-path $(VENDORED_PACKAGE) --scratch-path $(VENDORED_SCRATCH)/dump-vendored \
+		> $(VENDORED_SCRATCH)/vendored.json
+	$(SWIFT) scripts/check-apple-path.swift $(VENDORED_SCRATCH)/root.json $(VENDORED_SCRATCH)/vendored.json
+	@echo "==> vendored-check: libsodium's CPU macros for Apple's targets"
+	@clang="$$(dirname "$$(command -v $(SWIFT))")/clang"; \
+	for triple in $(APPLE_TRIPLES); do \
+		macros=$$("$$clang" -target $$triple -E -dM -x c $(SODIUM_CONFIG) | awk '/#define (HAVE|NATIVE)_/ {print $$2}'); \
+		case "$$triple" in \
+		x86_64-*) want=HAVE_WMMINTRIN_H ;; \
+		*) want=HAVE_ARMCRYPTO ;; \
+		esac; \
+		grep -x "$$want" <<< "$$macros" > /dev/null \
+			|| { echo "error: $(SODIUM_CONFIG) gives $$triple no $$want" >&2; exit 1; }; \
+		grep -x NATIVE_LITTLE_ENDIAN <<< "$$macros" > /dev/null \
+			|| { echo "error: $(SODIUM_CONFIG) gives $$triple no byte order" >&2; exit 1; }; \
+		echo "    $$triple: $$(printf '%s ' $$macros)"; \
+	done
+	@echo "==> vendored-check: build $(VENDORED_PACKAGE) with tests in $(VENDORED_SCRATCH)"
+	$(SWIFT) build --build-tests --package-path $(VENDORED_PACKAGE) --scratch-path $(VENDORED_SCRATCH)
+	@bin="$$($(SWIFT) build --package-path $(VENDORED_PACKAGE) --scratch-path $(VENDORED_SCRATCH) \
+		--show-bin-path)"; test="$$bin/VendoredLibrariesPackageTests.xctest"; \
+	needed="$$(readelf -d "$$test" | awk '/NEEDED/ {print $$NF}')"; \
+	if printf '%s\n' "$$needed" | grep -i -E 'lmdb|sodium'; then \
+		echo "error: the vendored test binary links the libraries above" >&2; exit 1; \
+	fi; \
+	nm "$$test" | grep ' T mdb_env_set_semprefix$$' > /dev/null \
+		|| { echo "error: the vendored test binary has no vendored LMDB (mdb_env_set_semprefix)" >&2; exit 1; }; \
+	for header in "$$bin/CLMDB.build/clmdb.c.d:CLMDBVendored/include/lmdb.h" \
+		"$$bin/CSodium.build/csodium.c.d:CSodiumVendored/include/sodium.h"; do \
+		grep -q "$${header#*:}" "$${header%%:*}" \
+			|| { echo "error: $${header%%:*} doesn't name $${header#*:}" >&2; exit 1; }; \
+	done; \
+	echo "==> vendored-check: the test binary links $$(printf '%s\n' "$$needed" | wc -l | tr -d ' ') libraries," \
+		"no liblmdb or libsodium; it holds the vendored LMDB, compiled with the vendored headers"
+	@echo "==> vendored-check: the LMDB tests (conformance suites included) on the vendored libraries"
+	PERSISTENCE_EXPECT_VENDORED=1 $(VENDORED_TEST)
+
+# A store written by the system-library build (the root's `.build`, as `make test` leaves it) opens in the vendored
+# build (`.build-vendored`, as vendored-check leaves it), and the other way round, with both ciphers: the default
+# build writes its stores, the vendored build reads them and writes its own, the default build reads those
+# (Tests/PersistenceLMDBTests/CrossBuildTests.swift). 2 min after `make test`'s build, most of it the root's no-op
+# build planning.
+CROSS_DIRECTORY := $(VENDORED_SCRATCH)/cross-build
+CROSS_TEST := PERSISTENCE_CROSS_BUILD_DIRECTORY=$(CROSS_DIRECTORY)
+
+vendored-cross-check: deps
+	@echo "==> vendored-cross-check: stores between the system-library and the vendored builds, both ciphers"
+	rm -rf $(CROSS_DIRECTORY)
+	$(SWIFT) build --build-tests
+	$(CROSS_TEST) $(SWIFT) test --skip-build --disable-xctest --filter CrossBuildTests
+	$(CROSS_TEST) PERSISTENCE_CROSS_BUILD_EXPECT_OTHER=1 PERSISTENCE_EXPECT_VENDORED=1 $(VENDORED_TEST) \
+		--filter CrossBuildTests --filter expectedBuild
+	$(CROSS_TEST) PERSISTENCE_CROSS_BUILD_EXPECT_OTHER=1 PERSISTENCE_EXPECT_VENDORED=0 $(SWIFT) test --skip-build \
+		--disable-xctest --filter CrossBuildTests --filter expectedBuild
+
 clean:
 	@echo "==> clean"
 	$(SWIFT) package clean
 	@# Scratch directories of earlier versions of consumer-check and docs-check.
-	rm -rf $(addsuffix /.build-consumer,$(CONSUMER_DIRS)) .build-docc
+	rm -rf $(addsuffix /.build-consumer,$(CONSUMER_DIRS)) .build-docc $(VENDORED_SCRATCH)
 
 # Benchmarks: a package of its own in Benchmarks/ (its own .build), so the root build never sees GRDB or the benchmark
 # tooling. Empty variables leave the tool's defaults: N = 100,000 records, 5 runs, 1,000 single-record commits per

@@ -9,6 +9,14 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
 ]
 
+/// Apple's platforms have no liblmdb or libsodium in their SDKs: they always build the vendored sources, with no trait
+/// to set (Xcode can't set a dependency's traits).
+let applePlatforms: [Platform] = [.macOS, .macCatalyst, .iOS, .tvOS, .watchOS, .visionOS]
+/// Everywhere else the system's libraries by default (the `SystemLibraries` trait, on by default), the vendored ones
+/// with `VendoredLibraries`. Conditions, never `#if os()`: the manifest is evaluated on the build machine, which is
+/// not the target when cross-compiling.
+let otherPlatforms: [Platform] = [.linux, .android, .windows, .openbsd, .wasi]
+
 let package = Package(
     name: "persistence",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -32,6 +40,20 @@ let package = Package(
         // `migrate`, `verify` and `export` an app adds to its own executable, with its model and migrations.
         .library(name: "PersistenceCommands", targets: ["PersistenceCommands"]),
         .executable(name: "persistence", targets: ["persistence"]),
+    ],
+    traits: [
+        .trait(
+            name: "SystemLibraries",
+            description: "Link the system's liblmdb and libsodium (pkg-config) on platforms other than Apple's."
+        ),
+        .trait(
+            name: "VendoredLibraries",
+            description: """
+                Compile the vendored LMDB 0.9 (POSIX semaphores, as on Apple) and libsodium instead of the system's \
+                libraries on platforms other than Apple's (use it alone: `--traits VendoredLibraries`).
+                """
+        ),
+        .default(enabledTraits: ["SystemLibraries"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -60,16 +82,89 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
-        .systemLibrary(
+        // LMDB and libsodium: PersistenceLMDB imports CLMDB and CSodium, small C targets that depend on exactly one
+        // provider each, the system's library or the vendored sources (Sources/*Vendored/README.md: versions, origin,
+        // patches, licences).
+        .target(
             name: "CLMDB",
+            dependencies: [
+                .target(name: "CLMDBSystem", condition: .when(platforms: otherPlatforms, traits: ["SystemLibraries"])),
+                .target(name: "CLMDBVendored", condition: .when(platforms: applePlatforms)),
+                .target(name: "CVendored", condition: .when(platforms: otherPlatforms, traits: ["VendoredLibraries"])),
+            ]
+        ),
+        .systemLibrary(
+            name: "CLMDBSystem",
             pkgConfig: "lmdb",
             providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
         ),
+        // LMDB 0.9 (the release branch: POSIX semaphores on Apple, where the sandbox forbids SysV ones) with POSIX
+        // semaphores everywhere, so Linux runs Apple's locking path, and a patch (a semaphore-name prefix; a mark in
+        // the lock file's format on Linux, where other builds lock with mutexes).
+        .target(
+            name: "CLMDBVendored",
+            exclude: ["README.md", "LICENSE", "patches"],
+            cSettings: [.define("MDB_USE_POSIX_SEM", to: "1")]
+        ),
         // The encrypted LMDB store's AEADs, Argon2id and keyed hashes, with guarded key memory.
-        .systemLibrary(
+        .target(
             name: "CSodium",
+            dependencies: [
+                .target(
+                    name: "CSodiumSystem", condition: .when(platforms: otherPlatforms, traits: ["SystemLibraries"])),
+                .target(name: "CSodiumVendored", condition: .when(platforms: applePlatforms)),
+                .target(name: "CVendored", condition: .when(platforms: otherPlatforms, traits: ["VendoredLibraries"])),
+            ]
+        ),
+        // The vendored libraries where the trait asks for them: a dependency can't be declared twice with two
+        // conditions (Apple's platforms, or the trait elsewhere), so CLMDB and CSodium reach them through this target.
+        .target(name: "CVendored", dependencies: ["CLMDBVendored", "CSodiumVendored"]),
+        .systemLibrary(
+            name: "CSodiumSystem",
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"]), .brew(["libsodium"])]
+        ),
+        // libsodium's configure-time macros: the operating system's here, the CPU's in config/ (a macOS universal
+        // build compiles both architectures with these same settings).
+        .target(
+            name: "CSodiumVendored",
+            exclude: ["README.md", "LICENSE"],
+            cSettings: [
+                .headerSearchPath("include/sodium"),
+                .headerSearchPath("config"),
+                .define("SODIUM_STATIC", to: "1"),
+                .define("HAVE_INLINE_ASM", to: "1"),
+                .define("HAVE_ATOMIC_OPS", to: "1"),
+                .define("HAVE_C11_MEMORY_FENCES", to: "1"),
+                .define("HAVE_GCC_MEMORY_FENCES", to: "1"),
+                // POSIX, both kinds of system: guarded pages for sodium_malloc, locking, the clock.
+                .define("HAVE_SYS_MMAN_H", to: "1"),
+                .define("HAVE_SYS_PARAM_H", to: "1"),
+                .define("HAVE_MMAP", to: "1"),
+                .define("HAVE_MPROTECT", to: "1"),
+                .define("HAVE_MLOCK", to: "1"),
+                .define("HAVE_MADVISE", to: "1"),
+                .define("HAVE_POSIX_MEMALIGN", to: "1"),
+                .define("HAVE_SYSCONF", to: "1"),
+                .define("HAVE_RAISE", to: "1"),
+                .define("HAVE_NANOSLEEP", to: "1"),
+                .define("HAVE_CLOCK_GETTIME", to: "1"),
+                .define("HAVE_GETPID", to: "1"),
+                .define("HAVE_PTHREAD", to: "1"),
+                .define("HAVE_WEAK_SYMBOLS", to: "1"),
+                .define("HAVE_SYS_RANDOM_H", to: "1"),
+                // Linux (glibc): getrandom(2), getauxval for the ARM CPU features, explicit_bzero.
+                .define("_GNU_SOURCE", to: "1", .when(platforms: [.linux, .android])),
+                .define("HAVE_GETRANDOM", to: "1", .when(platforms: [.linux, .android])),
+                .define("HAVE_SYS_AUXV_H", to: "1", .when(platforms: [.linux, .android])),
+                .define("HAVE_GETAUXVAL", to: "1", .when(platforms: [.linux, .android])),
+                .define("HAVE_EXPLICIT_BZERO", to: "1", .when(platforms: [.linux])),
+                // Apple: arc4random_buf (randombytes), getentropy, memset_s.
+                .define("HAVE_ARC4RANDOM", to: "1", .when(platforms: applePlatforms)),
+                .define("HAVE_ARC4RANDOM_BUF", to: "1", .when(platforms: applePlatforms)),
+                .define("HAVE_GETENTROPY", to: "1", .when(platforms: applePlatforms)),
+                .define("HAVE_MEMSET_S", to: "1", .when(platforms: applePlatforms)),
+            ]
         ),
 
         .target(
@@ -197,6 +292,14 @@ let package = Package(
             dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        // The tests' process harnesses (a built executable run as a user runs it, the reliability worker, a PostgreSQL
+        // server of a test's own): Foundation's `Process`, which iOS-family SDKs lack, kept out of the public suite so
+        // that it builds there. Not a product.
+        .target(
+            name: "PersistenceTestProcesses",
+            dependencies: ["PersistenceCore"],
+            swiftSettings: swiftSettings
+        ),
         // The commands an app embeds (`migrate`, `verify`, `export` through its own builder), and what the store
         // tool shares with them (locators, passphrases, progress, exit statuses, export formats). Links no backend:
         // the app's builder brings the one it uses.
@@ -277,6 +380,7 @@ let package = Package(
         .testTarget(
             name: "PersistencePostgresTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
@@ -285,6 +389,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceSyncTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "PersistenceCore", "PersistenceSync", "PersistenceSyncServer", "PersistencePostgres",
                 "PersistenceSQLite", "PersistenceLMDB", "PersistenceTesting", "PersistenceSyncHTTP",
                 "PersistenceSyncHummingbird", "ReliabilityWorker",
@@ -295,6 +400,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceToolTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "persistence", "PersistenceTool", "PersistenceCommands", "PersistenceCore", "PersistenceEngine",
                 "PersistenceLMDB",
                 "PersistenceSQLite",
@@ -305,6 +411,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceCommandsTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "NotesStore", "PersistenceCommands", "PersistenceCore", "PersistenceSQLite", "PersistenceLMDB",
                 "PersistencePostgres", "PersistenceTesting",
             ],
@@ -352,6 +459,7 @@ let package = Package(
         .testTarget(
             name: "PersistenceReliabilityTests",
             dependencies: [
+                "PersistenceTestProcesses",
                 "ReliabilityWorker", "PersistenceFuzzing", "PersistenceCore", "PersistenceLMDB", "PersistenceSQLite",
                 "PersistenceTesting",
             ],

@@ -70,8 +70,43 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
             return 1 << 40
         #endif
     }()
+    /// The ``initialMapSize`` for an app extension on Apple platforms: 32 MiB.
+    ///
+    /// An extension (a widget, a share or notification extension) runs with a few tens of MB of memory and a small
+    /// address space, where a map of ``defaultMapSize`` may be refused or count against the extension. The map only
+    /// bounds what the store can hold before it grows, and it grows ahead of need, so a small one costs nothing but
+    /// earlier growth; a store file already larger than the map opens with a map of its size. Set it in the
+    /// extension's builder: `builder.initialMapSize = LMDBBuilder.appExtensionMapSize`.
+    public static let appExtensionMapSize = 32 << 20
     /// How many read transactions may be open at once across the processes using the store.
     public var maximumReaders = 126
+    /// The app group whose identifier starts the names of LMDB's semaphores; `nil` (the default) for LMDB's own
+    /// names.
+    ///
+    /// Apple's platforms build LMDB with POSIX semaphores, named after the store (`/MDBr…`, `/MDBw…`), and an app's
+    /// sandbox lets it open only semaphores whose names start with one of its app groups: an app on iOS, or a
+    /// sandboxed macOS app, that shares a store with its extensions sets this to the app group of the container the
+    /// store is in (`group.com.example.notes`). LMDB then names them `<prefix>/MDBr<hash>` (`/<prefix>.MDBr<hash>`
+    /// on Linux, where a name holds no other `/`), which must fit Apple's limit of 31 bytes: the prefix may have at
+    /// most 20 UTF-8 bytes, leaving 5 characters or more of the store's hash. Every process that opens the store
+    /// should set the same prefix; the process that opens it first names the semaphores for all of them.
+    ///
+    /// Only the vendored LMDB has this option: Apple's platforms always build it, and Linux with the
+    /// `VendoredLibraries` trait. With the system's liblmdb (Linux by default), which locks with mutexes in the lock
+    /// file and names no semaphore, ``create()`` refuses a prefix.
+    public var semaphorePrefix: String?
+    /// Whether every write's commit is followed by `fcntl(F_FULLFSYNC)`, which asks the drive to write its cache to
+    /// the medium; `false` by default.
+    ///
+    /// LMDB flushes the data pages at each commit (on Apple with `F_FULLFSYNC` too, in the 0.9.36 these platforms
+    /// build), but writes the meta page that makes the commit durable through a descriptor opened with `O_DSYNC`,
+    /// which on Apple leaves it in the drive's cache: after a power loss the store is consistent, but may have lost
+    /// its last commits. With this option a write returns only once the drive has the commit, at the cost of one
+    /// more flush per write (tens of milliseconds on some drives), like SQLite's `PRAGMA fullfsync`.
+    ///
+    /// On Linux this does nothing: `F_FULLFSYNC` doesn't exist there, and `fsync`/`fdatasync`, which LMDB already
+    /// calls at commit, flush the drive's cache themselves.
+    public var fullFsync = false
     /// The key derivation for a new encrypted store, Argon2id at RFC 9106's t = 3, 64 MiB by default (an existing
     /// store keeps the one it was created with, until
     /// ``LMDBDatabase/changePassphrase(from:to:keyDerivation:)-3vte`` is given others).
@@ -197,6 +232,7 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
         guard (1...4096).contains(maximumReaders) else {
             throw PersistenceError(.invalidConfiguration, "maximumReaders must be between 1 and 4096")
         }
+        try validateSemaphorePrefix()
         guard !model.entities.isEmpty else {
             throw PersistenceError(.invalidConfiguration, "the model has no entities")
         }
@@ -215,7 +251,8 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
         return try EnvironmentRegistry.environment(path: file.path) {
             try Environment(
                 path: file.path, mapSize: initialMapSize, maximumReaders: maximumReaders,
-                maximumDatabases: max(128, 2 * (1 + layouts.count + indexCount)))
+                maximumDatabases: max(128, 2 * (1 + layouts.count + indexCount)), semaphorePrefix: semaphorePrefix,
+                fullFsync: fullFsync)
         }
     }
 

@@ -3,6 +3,7 @@ import PersistenceCommands
 import PersistenceCore
 import PersistenceLMDB
 import PersistenceSQLite
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

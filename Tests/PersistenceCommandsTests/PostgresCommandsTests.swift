@@ -2,6 +2,7 @@ import Foundation
 import PersistenceCommands
 import PersistenceCore
 import PersistencePostgres
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

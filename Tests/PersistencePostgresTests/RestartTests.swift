@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceCore
 import PersistencePostgres
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

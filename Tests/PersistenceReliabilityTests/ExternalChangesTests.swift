@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceLMDB
 import PersistenceSQLite
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceCore
 import PersistenceFuzzing
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

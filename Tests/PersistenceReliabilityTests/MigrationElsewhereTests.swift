@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceLMDB
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

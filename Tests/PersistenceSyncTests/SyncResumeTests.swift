@@ -5,6 +5,7 @@ import PersistencePostgres
 import PersistenceSQLite
 import PersistenceSync
 import PersistenceSyncServer
+import PersistenceTestProcesses
 import PersistenceTesting
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import PersistenceCommands
 import PersistenceCore
 import PersistenceSQLite
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQLite
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceLMDB
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PersistenceCore
 import PersistencePostgres
 import PersistenceSQLite
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

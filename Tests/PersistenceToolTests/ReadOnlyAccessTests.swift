@@ -3,6 +3,7 @@ import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceLMDB
 import PersistenceSQLite
+import PersistenceTestProcesses
 import PersistenceTesting
 import Testing
 

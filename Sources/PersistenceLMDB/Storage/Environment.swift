@@ -41,17 +41,26 @@ final class Environment: @unchecked Sendable {
     /// write's nonces are never handed out again (its pages may have reached the file).
     private let nonceHighWater = Atomic<UInt64>(0)
 
+    /// Whether each write's commit is followed by `F_FULLFSYNC` (``LMDBBuilder/fullFsync``).
+    let fullFsync: Bool
+
     /// Opens the environment of the file at `path` (with `path-lock` beside it).
     ///
     /// When the system refuses the map (`ENOMEM`: a limited address space), opens with half the size, down to the
     /// 1 MiB the builder accepts at least: a smaller map only means earlier growth.
-    convenience init(path: String, mapSize: Int, maximumReaders: Int, maximumDatabases: Int) throws {
+    /// - Parameters:
+    ///   - semaphorePrefix: ``LMDBBuilder/semaphorePrefix``, already validated.
+    ///   - fullFsync: ``LMDBBuilder/fullFsync``.
+    convenience init(
+        path: String, mapSize: Int, maximumReaders: Int, maximumDatabases: Int, semaphorePrefix: String? = nil,
+        fullFsync: Bool = false
+    ) throws {
         var size = mapSize
         while true {
             do {
                 try self.init(
                     path: path, exactMapSize: size, maximumReaders: maximumReaders,
-                    maximumDatabases: maximumDatabases)
+                    maximumDatabases: maximumDatabases, semaphorePrefix: semaphorePrefix, fullFsync: fullFsync)
                 return
             } catch let error as PersistenceError where error.nativeCode == ENOMEM && size / 2 >= 1 << 20 {
                 size /= 2
@@ -79,7 +88,7 @@ final class Environment: @unchecked Sendable {
 
     private init(
         path: String, exactMapSize mapSize: Int?, maximumReaders: Int, maximumDatabases: Int,
-        access: Access = .readWrite
+        access: Access = .readWrite, semaphorePrefix: String? = nil, fullFsync: Bool = false
     ) throws {
         var env: OpaquePointer?
         try LMDBError.check(mdb_env_create(&env), "could not create an LMDB environment")
@@ -91,6 +100,10 @@ final class Environment: @unchecked Sendable {
             if let mapSize { try LMDBError.check(mdb_env_set_mapsize(env, mapSize), "could not set the map size") }
             try LMDBError.check(mdb_env_set_maxreaders(env, UInt32(maximumReaders)), "could not set the readers")
             try LMDBError.check(mdb_env_set_maxdbs(env, MDB_dbi(maximumDatabases)), "could not set the databases")
+            if let semaphorePrefix {
+                try LMDBError.check(
+                    persistence_lmdb_set_semaphore_prefix(env, semaphorePrefix), "could not set the semaphore prefix")
+            }
             // MDB_NOTLS: read transactions are not tied to threads (async reads hop threads, and a thread may read
             // while it writes). MDB_NOSUBDIR: the store is one file, not a directory. Never MDB_NOMEMINIT: pages
             // could carry stale heap memory to disk.
@@ -111,7 +124,53 @@ final class Environment: @unchecked Sendable {
         }
         handle = env
         self.path = path
+        self.fullFsync = fullFsync
         maximumKeySize = Int(mdb_env_get_maxkeysize(env))
+    }
+
+    /// Whether this build's LMDB can prefix its semaphore names (``LMDBBuilder/semaphorePrefix``): the vendored
+    /// LMDB (Apple's platforms, and the `VendoredLibraries` build) can; the system's liblmdb can't.
+    static var supportsSemaphorePrefix: Bool { persistence_lmdb_has_semaphore_prefix() == 1 }
+
+    /// How many reader slots of this process hold a read transaction now, from `mdb_reader_list` (a line per slot in
+    /// use: pid, thread, and the snapshot it reads or `-` for none): for tests that no transaction outlives its block.
+    func readTransactionsOfThisProcess() -> Int {
+        final class Lines { var lines: [String] = [] }
+        let collected = Lines()
+        _ = withExtendedLifetime(collected) {
+            mdb_reader_list(
+                handle,
+                { message, context in
+                    guard let message, let context else { return 0 }
+                    Unmanaged<Lines>.fromOpaque(context).takeUnretainedValue().lines.append(String(cString: message))
+                    return 0
+                }, Unmanaged.passUnretained(collected).toOpaque())
+        }
+        let pid = String(getpid())
+        return collected.lines.count { line in
+            let fields = line.split(separator: " ")
+            return fields.count == 3 && fields[0] == pid && fields[2] != "-"
+        }
+    }
+
+    /// The value of the named POSIX semaphore (1: free, 0: held), or `nil` when it can't be read: for tests, on Linux,
+    /// of the vendored LMDB's locks.
+    static func semaphoreValue(named name: String) -> Int? {
+        var value: Int32 = -1
+        return persistence_semaphore_value(name, &value) == 0 ? Int(value) : nil
+    }
+
+    /// Whether ``flushDriveCache()`` does anything here: where `F_FULLFSYNC` exists (Apple's platforms).
+    static var hasFullFsync: Bool { persistence_has_full_fsync() == 1 }
+
+    /// Asks the drive to write its cache to the medium, after a commit (``LMDBBuilder/fullFsync``). The commit is
+    /// done whatever happens here, so a failure (a file system without `F_FULLFSYNC`) falls back to `fsync`, as
+    /// SQLite's `fullfsync` does, and is not reported: the write's outcome is not in doubt, only its survival of a
+    /// power loss.
+    func flushDriveCache() {
+        var descriptor: mdb_filehandle_t = -1
+        guard mdb_env_get_fd(handle, &descriptor) == 0, descriptor >= 0 else { return }
+        if persistence_full_fsync(descriptor) != 0 { _ = fsync(descriptor) }
     }
 
     deinit {

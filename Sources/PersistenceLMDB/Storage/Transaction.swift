@@ -71,6 +71,10 @@ final class Transaction {
         isOpen = false
         // mdb_txn_commit frees the handle whether it succeeds or not.
         try check(mdb_txn_commit(handle), "could not commit")
+        // A write's commit point is its meta page, which LMDB writes through a descriptor opened with O_DSYNC: on
+        // Apple that doesn't flush the drive's cache, so `fullFsync` flushes it after the commit (a nested commit
+        // only merges into its parent, and a read writes nothing).
+        if environment.fullFsync, parent == nil, !isReadOnly { environment.flushDriveCache() }
     }
 
     func abort() {

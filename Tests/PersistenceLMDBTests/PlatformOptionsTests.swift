@@ -1,0 +1,181 @@
+import Foundation
+import PersistenceCore
+import PersistenceTesting
+import Testing
+
+@testable import PersistenceLMDB
+
+/// Apple's rules, run on Linux: the semaphore-name prefix of an app group, the drive-cache flush after commit, the
+/// small map of an app extension, and no LMDB lock held between transactions (what an app may be suspended in).
+///
+/// Some checks need the vendored LMDB (POSIX semaphores, as on Apple): `make vendored-check` runs them, with
+/// `PERSISTENCE_EXPECT_VENDORED=1` so that a build that silently linked the system's liblmdb fails instead of
+/// skipping them.
+@Suite("Apple's rules on Linux")
+struct PlatformOptionsTests {
+    static var isVendored: Bool { Environment.supportsSemaphorePrefix }
+
+    @Test("the build under test is the one the run expects (the vendored LMDB, or the system's)")
+    func expectedBuild() {
+        guard let expected = ProcessInfo.processInfo.environment["PERSISTENCE_EXPECT_VENDORED"] else { return }
+        #expect(Self.isVendored == (expected == "1"))
+    }
+
+    @Test(
+        "a semaphore prefix LMDB can't use is refused before anything touches disk",
+        arguments: [
+            "", "group.com.example.notes", "group/notes", "group\u{0}x", String(repeating: "é", count: 11),
+        ])
+    func refusesPrefix(_ prefix: String) throws {
+        try withTemporaryDirectory { directory in
+            var builder = secrets(directory)
+            builder.semaphorePrefix = prefix
+            let error = #expect(throws: PersistenceError.self) { try builder.create() }
+            #expect(error?.code == .invalidConfiguration)
+            #expect(!FileManager.default.fileExists(atPath: dataFile(directory).path))
+        }
+    }
+
+    @Test("the system's liblmdb names no semaphores: a prefix is refused", .enabled(if: !isVendored))
+    func systemLibraryRefusesPrefix() throws {
+        try withTemporaryDirectory { directory in
+            var builder = secrets(directory)
+            builder.semaphorePrefix = "group.notes"
+            let error = #expect(throws: PersistenceError.self) { try builder.create() }
+            #expect(error?.code == .invalidConfiguration)
+        }
+    }
+
+    #if os(Linux)
+        @Test(
+            "the vendored LMDB locks with POSIX semaphores named after the prefix, 31 bytes at most",
+            .enabled(if: isVendored), arguments: [4, 20])
+        func prefixedSemaphores(prefixBytes: Int) throws {
+            try withTemporaryDirectory { directory in
+                let prefix = uniquePrefix(bytes: prefixBytes)
+                var builder = secrets(directory)
+                builder.semaphorePrefix = prefix
+                let db = try builder.create()
+                try db.create(Secret(id: 1, note: "one", tag: "a"))
+                let names = semaphores(prefix: prefix)
+                #expect(names.count == 2, "a reader and a writer semaphore: \(names)")
+                for name in names {
+                    #expect(name.utf8.count <= 31)
+                    #expect(name.hasPrefix("/\(prefix).MDBr") || name.hasPrefix("/\(prefix).MDBw"))
+                }
+                #expect(try db.recover(Secret.self, id: 1)?.note == "one")
+                try db.close()
+                #expect(semaphores(prefix: prefix).isEmpty, "the last process to close removes them")
+            }
+        }
+
+        @Test(
+            "no LMDB lock is held between transactions (the writer semaphore, reader slots)", .enabled(if: isVendored))
+        func noLockBetweenTransactions() async throws {
+            let directory = try makeDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            do {
+                var builder = secrets(directory)
+                let prefix = uniquePrefix(bytes: 8)
+                builder.semaphorePrefix = prefix
+                let db = try builder.create()
+                defer { try? db.close() }
+                let writer = try #require(semaphores(prefix: prefix).first { $0.contains(".MDBw") })
+                let environment = try db.environment
+                #expect(Environment.semaphoreValue(named: writer) == 1)
+                try await db.write { context in
+                    // The check can fail: inside a write, LMDB holds its writer semaphore.
+                    #expect(Environment.semaphoreValue(named: writer) == 0)
+                    try context.create(Secret(id: 1, note: "one", tag: "a"))
+                }
+                #expect(Environment.semaphoreValue(named: writer) == 1, "a write left LMDB's writer lock held")
+                try await db.read { context in
+                    #expect(environment.readTransactionsOfThisProcess() == 1)
+                    _ = try context.recover(Secret.self, id: 1)
+                }
+                try await db.write { try $0.create(Secret(id: 2, note: "two", tag: "b")) }
+                _ = try await db.read { try $0.count(Secret.self) }
+                #expect(Environment.semaphoreValue(named: writer) == 1)
+                #expect(environment.readTransactionsOfThisProcess() == 0, "a read transaction outlived its block")
+            }
+        }
+    #endif
+
+    @Test("no read transaction outlives its block (either build)")
+    func noReaderBetweenTransactions() async throws {
+        let directory = try makeDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let db = try secrets(directory).create()
+            defer { try? db.close() }
+            let environment = try db.environment
+            try await db.write { try $0.create(Secret(id: 1, note: "one", tag: "a")) }
+            try await db.read { _ in #expect(environment.readTransactionsOfThisProcess() == 1) }
+            _ = try await db.read { try $0.recover(Secret.self, id: 1) }
+            let all: [Secret] = try db.recover(Secret.self)
+            #expect(all.count == 1)
+            #expect(environment.readTransactionsOfThisProcess() == 0)
+        }
+    }
+
+    @Test("fullFsync: writes commit and read back (F_FULLFSYNC after commit on Apple, nothing on Linux)")
+    func fullFsync() throws {
+        #if canImport(Darwin)
+            #expect(Environment.hasFullFsync)
+        #else
+            #expect(!Environment.hasFullFsync)
+        #endif
+        try withTemporaryDirectory { directory in
+            var builder = secrets(directory)
+            builder.fullFsync = true
+            let db = try builder.create()
+            try db.write { context in
+                for id in Int64(1)...20 { try context.create(Secret(id: id, note: "n\(id)", tag: "t")) }
+            }
+            try db.create(Secret(id: 21, note: "n21", tag: "t"))
+            try db.close()
+            let reopened = try secrets(directory).create()
+            defer { try? reopened.close() }
+            #expect(try reopened.count(Secret.self) == 21)
+        }
+    }
+
+    @Test("an app extension's small map grows to hold more than it maps")
+    func appExtensionMap() throws {
+        #expect(LMDBBuilder.appExtensionMapSize == 32 << 20)
+        try withTemporaryDirectory { directory in
+            var builder = LMDBBuilder.unencrypted(databaseName: "Extension", entities: [Secret.self])
+            builder.directory = directory
+            builder.initialMapSize = LMDBBuilder.appExtensionMapSize
+            let db = try builder.create()
+            let blob = String(repeating: "x", count: 1 << 20)
+            for id in Int64(1)...40 {
+                try db.create(Secret(id: id, note: "\(id)" + blob, tag: "t"))
+            }
+            #expect(try db.count(Secret.self) == 40)
+            try db.close()
+        }
+    }
+
+    /// A temporary directory of this test's own (withTemporaryDirectory has no async form).
+    private func makeDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("persistence-platform-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// A prefix of `bytes` ASCII bytes no other test uses.
+    private func uniquePrefix(bytes: Int) -> String {
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        var generator = SystemRandomNumberGenerator()
+        return "p" + String((1..<bytes).map { _ in alphabet.randomElement(using: &generator) ?? "x" })
+    }
+
+    /// The names (`/<prefix>.MDB…`) of the POSIX semaphores with this prefix: glibc keeps them in /dev/shm as
+    /// `sem.<name without its slash>`.
+    private func semaphores(prefix: String) -> [String] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/shm")) ?? []
+        return files.filter { $0.hasPrefix("sem.\(prefix).MDB") }.map { "/" + $0.dropFirst("sem.".count) }
+    }
+}

@@ -191,7 +191,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // What the SQL backends share and the others don't need (not a product): the condition compiler, identifier
-        // quoting, and a migration step's plan, runner and chain.
+        // quoting, the copy statement of a migration step.
         .target(
             name: "PersistenceSQL",
             dependencies: ["PersistenceCore"],

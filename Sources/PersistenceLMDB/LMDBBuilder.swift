@@ -118,6 +118,11 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
     /// ``Entity/previousName``, widening, indexes); a change that needs code is `migrationRequired`, naming it, with
     /// the store unchanged. With a block, the same declarative changes are made around it.
     public var migrationBlock: MigrationBlock?
+    /// The model versions the app shipped and the mapping models between them: a store of an older version is
+    /// brought up to ``model`` step by step at ``create()``, exactly as on SQLite and PostgreSQL (see
+    /// `MigrationPlan`), in LMDB's bounded memory — every step writes into databases of the migration's own, and the
+    /// store switches to them at once at the end. Give a plan or a ``migrationBlock``, not both.
+    public var migrationPlan: MigrationPlan?
     /// Called on the opening thread as a migration goes through each entity's records (see ``MigrationProgress``).
     public var migrationProgress: MigrationProgressHandler?
 
@@ -233,6 +238,14 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
             throw PersistenceError(.invalidConfiguration, "maximumReaders must be between 1 and 4096")
         }
         try validateSemaphorePrefix()
+        guard migrationPlan == nil || migrationBlock == nil else {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "the builder has both a migrationPlan and a migrationBlock; a store's history is described one way: "
+                    + "give the plan's steps mapping models, or the block every version's code")
+        }
+        // A plan's mistakes are refused before any file is made.
+        if let migrationPlan { _ = try migrationPlan.validated(current: model) }
         guard !model.entities.isEmpty else {
             throw PersistenceError(.invalidConfiguration, "the model has no entities")
         }

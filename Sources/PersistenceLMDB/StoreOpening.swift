@@ -252,7 +252,9 @@ struct StoreOpening {
                 ? .migration(stored: stored, version: builder.schemaVersion, runsBlock: false) : .current
         case .migrate(let version, let stored):
             // Only the version changes: nothing to migrate or report, as on the SQL backends.
-            let changed = builder.migrationBlock != nil || !StoreGate.sameSchema(stored, current) || reordered(stored)
+            let changed =
+                builder.migrationBlock != nil || builder.migrationPlan != nil || !StoreGate.sameSchema(stored, current)
+                || reordered(stored)
             return changed ? .migration(stored: stored, version: version, runsBlock: true) : .versionOnly
         }
     }

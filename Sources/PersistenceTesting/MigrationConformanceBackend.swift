@@ -40,7 +40,7 @@ public protocol MigrationConformanceBackend: ConformanceBackend {
     /// The migration opening `store` ran, if any.
     func migrationReport(of store: Store) -> MigrationReport?
 
-    /// The names of the store's tables (its metadata's included), sorted.
+    /// The names of the store's tables — its metadata's included, named with the prefix `persistence_` — sorted.
     func tableNames(of store: Store) throws -> [String]
 
     /// The names of the store's secondary indexes (not the primary keys'), sorted.

@@ -5,11 +5,14 @@ import Testing
 
 @testable import PersistenceLMDB
 
-/// The declarative part of the migration suite on LMDB, encrypted and plain: the same model migrates here as on
-/// SQLite and PostgreSQL. LMDB has no mapping models — its code is a migration block — so a plan holding mappings is
-/// refused, and the plan's model list is not needed: a store is migrated from the schema stored in it.
+/// The whole migration suite on LMDB, encrypted and plain, through the builder's `migrationPlan`: the same plans
+/// migrate here as on SQLite and PostgreSQL. The declarative checks run a second time without the plan (`plan`
+/// dropped: `WithoutPlan`), through LMDB's one-step migration, which must migrate a store as the plan's inferred
+/// steps do.
 protocol LMDBMigrationConformance: MigrationConformanceBackend where Store == LMDBDatabase, Builder == LMDBBuilder {
     func builder(named name: String, model: Model) -> LMDBBuilder
+    /// Whether the builders get the checks' plans.
+    var usesPlan: Bool { get }
 }
 
 extension LMDBMigrationConformance {
@@ -17,12 +20,10 @@ extension LMDBMigrationConformance {
         named name: String, model: Model, plan: MigrationPlan?, progress: MigrationProgressHandler?,
         in directory: URL
     ) throws -> LMDBBuilder {
-        guard plan?.mappings.isEmpty ?? true else {
-            throw PersistenceError(.invalidConfiguration, "LMDB migrates with a migration block, not mapping models")
-        }
         var builder = builder(named: name, model: model)
         builder.directory = directory
         builder.migrationProgress = progress
+        builder.migrationPlan = usesPlan ? plan : nil
         return builder
     }
 
@@ -30,10 +31,12 @@ extension LMDBMigrationConformance {
 
     func migrationReport(of store: LMDBDatabase) -> MigrationReport? { store.migrationReport }
 
-    /// Entity databases by entity name, and the metadata database.
+    /// Entity databases by entity name, and the metadata database as `persistence_meta` (the suite knows metadata
+    /// tables by that prefix).
     func tableNames(of store: LMDBDatabase) throws -> [String] {
         try databaseNames(of: store).compactMap { name in
-            name.hasPrefix("entity:") ? String(name.dropFirst("entity:".count)) : name == "meta" ? name : nil
+            name.hasPrefix("entity:")
+                ? String(name.dropFirst("entity:".count)) : name == "meta" ? "persistence_" + name : nil
         }.sorted()
     }
 
@@ -57,6 +60,8 @@ extension LMDBMigrationConformance {
 }
 
 extension EncryptedLMDBConformance: LMDBMigrationConformance {
+    var usesPlan: Bool { true }
+
     func builder(named name: String, model: Model) -> LMDBBuilder {
         var builder = LMDBBuilder(databaseName: name, passphrase: "correct horse", model: model)
         builder.keyDerivation = testKeyDerivation
@@ -65,17 +70,40 @@ extension EncryptedLMDBConformance: LMDBMigrationConformance {
 }
 
 extension PlainLMDBConformance: LMDBMigrationConformance {
+    var usesPlan: Bool { true }
+
     func builder(named name: String, model: Model) -> LMDBBuilder {
         LMDBBuilder.unencrypted(databaseName: name, model: model)
     }
 }
 
-@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.declarativeChecks)
+/// LMDB's one-step migration, without a plan.
+struct WithoutPlan<Base: LMDBMigrationConformance>: LMDBMigrationConformance {
+    typealias Store = LMDBDatabase
+    let base: Base
+    var usesPlan: Bool { false }
+
+    func open(model: Model, in directory: URL) throws -> LMDBDatabase { try base.open(model: model, in: directory) }
+
+    func builder(named name: String, model: Model) -> LMDBBuilder { base.builder(named: name, model: model) }
+}
+
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.checks)
 func encryptedMigrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: EncryptedLMDBConformance())
 }
 
-@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.declarativeChecks)
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.checks)
 func plainMigrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: PlainLMDBConformance())
+}
+
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.declarativeChecks)
+func encryptedMigrationConformanceWithoutPlan(_ check: MigrationConformanceCheck) async throws {
+    try await check.run(on: WithoutPlan(base: EncryptedLMDBConformance()))
+}
+
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.declarativeChecks)
+func plainMigrationConformanceWithoutPlan(_ check: MigrationConformanceCheck) async throws {
+    try await check.run(on: WithoutPlan(base: PlainLMDBConformance()))
 }

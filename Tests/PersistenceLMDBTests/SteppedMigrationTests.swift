@@ -48,13 +48,8 @@ struct SteppedMigrationTests {
         try db.close()
     }
 
-    /// The names of the store's databases, and its metadata record `key`, read with no database of it open.
     func inspect(_ directory: URL, encrypted: Bool, version: Int = 1) throws -> (names: [String], marker: Data?) {
-        let db = try builder(directory, version, encrypted: encrypted).create()
-        defer { try? db.close() }
-        return try db.environment.read { transaction in
-            (try transaction.databaseNames(), try StoreMetadata.read(.migration, db.metaDBI, transaction))
-        }
+        try inspectMigration(builder(directory, version, encrypted: encrypted))
     }
 
     @Test(arguments: [true, false])

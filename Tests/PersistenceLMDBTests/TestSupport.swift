@@ -1,7 +1,8 @@
 import Foundation
-import PersistenceLMDB
 import PersistenceTesting
 import Testing
+
+@testable import PersistenceLMDB
 
 struct Secret: Entity, Equatable {
     var id: Int64
@@ -19,6 +20,15 @@ func secrets(_ directory: URL, passphrase: String = "correct horse battery stapl
 
 /// The store's data file.
 func dataFile(_ directory: URL, name: String = "Secrets") -> URL { directory.appendingPathComponent(name + ".lmdb") }
+
+/// The names of a store's databases and its migration marker, read through a database `builder` opens (and closes).
+func inspectMigration(_ builder: LMDBBuilder) throws -> (names: [String], marker: Data?) {
+    let db = try builder.create()
+    defer { try? db.close() }
+    return try db.environment.read { transaction in
+        (try transaction.databaseNames(), try StoreMetadata.read(.migration, db.metaDBI, transaction))
+    }
+}
 
 extension Data {
     /// Where `needle` first occurs, or `nil`.

@@ -87,26 +87,10 @@ extension MigrationRun {
     /// Makes aliases naming records of an entity the model renamed name them by its new name, as the SQL backends'
     /// migrations do (records keep their primary keys). Aliases are few: rewritten in the step under way.
     private func renameAliasTargets() throws {
-        let renamed = entities.values.reduce(into: [String: String]()) { renamed, pass in
-            if let old = pass.old?.entity.name, old != pass.name { renamed[old] = pass.name }
-        }
-        guard !renamed.isEmpty else { return }
-        let aliases = try environment.database(named: StoredAlias.databaseName, flags: 0, in: transaction)
-        var rewritten: [(key: Data, target: AliasTarget)] = []
-        try transaction.forEach(aliases) { keyBytes, stored in
-            let key = Data(keyBytes)
-            var target = try StoredAlias.open(stored, key: key, sealer)
-            if let new = renamed[target.entity] {
-                target.entity = new
-                rewritten.append((key, target))
-            }
-            return true
-        }
-        for (key, target) in rewritten {
-            let sealed = try StoredAlias.seal(target, key: key, sealer) { try nextNonce() }
-            try prepareWrite(key.count + sealed.count)
-            try transaction.put(aliases, key, sealed)
-        }
+        try writer.renameAliasTargets(
+            entities.values.reduce(into: [String: String]()) { renamed, pass in
+                if let old = pass.old?.entity.name, old != pass.name { renamed[old] = pass.name }
+            })
     }
 
     /// The schema changes, one clause each: declared renames, then the difference.

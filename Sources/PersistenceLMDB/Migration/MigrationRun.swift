@@ -99,22 +99,20 @@ final class MigrationRun {
         }
     }
 
-    /// The steps the migration writes in; ``transaction`` is the current step's.
-    let write: SteppedWrite
-    var transaction: Transaction { write.transaction }
-    let environment: Environment
-    let sealer: ValueSealer
+    /// What the migration writes with.
+    let writer: MigrationWriter
+    var write: SteppedWrite { writer.write }
+    var transaction: Transaction { writer.transaction }
+    var environment: Environment { writer.environment }
+    var sealer: ValueSealer { writer.sealer }
     /// The stored databases' names.
     let names: DatabaseNames
-    /// What the migration's own databases' names end in (`@<token>`).
-    let shadowSuffix: String
     /// The difference between the stored schema — with the model's declared renames applied — and the model.
     let difference: SchemaDifference
     /// The declared renames applied, one clause each (`entity 'Tag' renamed 'Label'`, `'Contact.handle' renamed
     /// 'nickname'`).
     let renameClauses: [String]
     let progress: MigrationProgressHandler?
-    private(set) var nonces: NonceSequence
     private(set) var entities: [String: EntityPass] = [:]
     /// Entity names: the stored schema's, then the current model's added ones.
     private(set) var order: [String] = []
@@ -126,17 +124,12 @@ final class MigrationRun {
     /// (``MigrationRules/continuedSource(of:in:destinationNames:)``, ``MigrationRules/renames(of:from:)``),
     /// and opens the stored entities' databases.
     init(
-        stored: [EntityDescription], current: [RecordLayout], write: SteppedWrite, environment: Environment,
-        sealer: ValueSealer, names: DatabaseNames, token: String, nonceCounter: UInt64,
+        stored: [EntityDescription], current: [RecordLayout], writer: MigrationWriter, names: DatabaseNames,
         progress: MigrationProgressHandler?
     ) throws {
-        self.write = write
-        self.environment = environment
-        self.sealer = sealer
+        self.writer = writer
         self.names = names
-        shadowSuffix = "@" + token
         self.progress = progress
-        nonces = NonceSequence(startingAt: nonceCounter)
         let sources = Dictionary(stored.map { ($0.name, RecordLayout($0)) }, uniquingKeysWith: { first, _ in first })
         let currentNames = Set(current.map(\.entity.name))
         // Which model entity continues each stored entity: the one of its name, or the one declaring it its previous
@@ -194,42 +187,15 @@ final class MigrationRun {
             throw PersistenceError(.unknownEntity, "the model has no entity '\(pass.name)' to write objects of")
         }
         let shadow = try EntityStore(
-            layout: layout, names: { $0 + self.shadowSuffix }, environment: environment, transaction: transaction)
+            layout: layout, names: { self.writer.ownName($0) }, environment: environment, transaction: transaction)
         pass.shadow = shadow
         return shadow
     }
 
-    /// Called before each write of about `bytes`: commits the step under way first, and grows the map, when the step
-    /// has written enough or the write might not fit (``SteppedWrite/stepIfDue(before:beforeCommit:)``). No cursor of
-    /// the migration is open at a write, so a step may come at any of them — inside the migration code's closures too.
-    func prepareWrite(_ bytes: Int) throws {
-        try write.stepIfDue(before: bytes, beforeCommit: persistNonces)
-    }
+    func prepareWrite(_ bytes: Int) throws { try writer.prepareWrite(bytes) }
 
-    /// Writes the nonce counter the migration reached, so that nonces are never reused under the store's key — the
-    /// shadows' pages stay in the file even when they are discarded.
-    func persistNonces(_ transaction: Transaction) throws {
-        guard sealer.isEncrypted else { return }
-        let meta = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
-        try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, meta, transaction)
-        environment.noteNonces(upTo: nonces.counter)
-    }
-
-    /// Calls `body` with each key and stored value of `dbi` in key order, copied out; `body` returns `false` to stop.
-    ///
-    /// No cursor is open while `body` runs: each record is found after the last one visited, in the transaction of the
-    /// step then under way (``Transaction/record(_:after:)``). So `body` may write — to `dbi` too — and steps may
-    /// commit and grow the map at any of its writes, or in a walk nested in it; a cursor held across them would
-    /// belong to a committed transaction and read pages the growth unmapped (a crash, not an error). A record
-    /// written after the last one visited is visited; callers skip what they created themselves.
     func scan(_ dbi: MDB_dbi, _ body: (_ key: Data, _ stored: Data) throws -> Bool) throws {
-        var after: Data?
-        while true {
-            try write.checkUsable()
-            guard let (key, stored) = try transaction.record(dbi, after: after) else { return }
-            guard try body(key, stored) else { return }
-            after = key
-        }
+        try writer.scan(dbi, body)
     }
 
     private func add(_ pass: EntityPass) throws {
@@ -270,18 +236,12 @@ final class MigrationRun {
         }
     }
 
-    /// The next nonce of the migration's writes.
-    func nextNonce() throws -> Nonce { try nonces.next() }
-
     /// Stores a record of `pass` in its shadow, in `form` (the working form keeps the old values after the new).
     func put(new: [Value], old: [Value]?, key: Data, in pass: EntityPass, form: Form, flags: Int32 = 0) throws
         -> Bool
     {
         let shadow = try shadowStore(pass)
-        let values = form == .working ? new + (old ?? []) : new
-        let sealed = try sealer.seal(values, entity: shadow, key: key) { try nonces.next() }
-        try prepareWrite(key.count + sealed.count)
-        return try transaction.put(shadow.dbi, key, sealed, flags: flags)
+        return try writer.put(form == .working ? new + (old ?? []) : new, key: key, in: shadow, flags: flags)
     }
 
     /// Reports progress every 1,000 records, and at the start and end of a pass.

@@ -1,6 +1,7 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 
 /// How an opening migrates a store: in steps that each commit (``SteppedWrite``), so that memory doesn't grow with the
 /// store, into shadow databases the store doesn't read, then one small last step that switches to them
@@ -14,6 +15,11 @@ extension StoreOpening {
     /// Runs the migration the store needs, if any: for real, or (`dryRun`) in one transaction rolled back at the end.
     /// - Returns: What the migration did; `nil` when the store needs none.
     func migrateIfNeeded(sealer: ValueSealer, dryRun: Bool, file: URL? = nil) throws -> MigrationReport? {
+        // The plan is checked before anything touches the store, as on the SQL backends.
+        let chain = try builder.migrationPlan.map { plan in
+            try MigrationChain(
+                plan: plan, model: builder.model, progress: builder.migrationProgress, positionalRecords: true)
+        }
         let check = try environment.read { transaction -> SchemaCheck in
             try checkSchema(try existingMeta(transaction), transaction)
         }
@@ -28,9 +34,9 @@ extension StoreOpening {
         defer { lock?.release() }
         let token = Self.newToken()
         let known = environment.openDatabaseNames
-        var run: MigrationRun?
+        var writer: MigrationWriter?
         // Every step persists the nonce counter the migration reached.
-        let persistNonces = { (transaction: Transaction) throws -> Void in try run?.persistNonces(transaction) }
+        let persistNonces = { (transaction: Transaction) throws -> Void in try writer?.persistNonces(transaction) }
         do {
             let report = try environment.writeInSteps(
                 commitsSteps: !dryRun, instrumentation: builder.instrumentation, beforeEachCommit: persistNonces
@@ -40,26 +46,32 @@ extension StoreOpening {
                 guard case .migration(let stored, let version, let runsBlock) = try checkSchema(meta, write.transaction)
                 else { return nil }
                 if !dryRun { try StoreMetadata.write(.migration, Data(token.utf8), meta, write.transaction) }
-                let migrationRun = try MigrationRun(
-                    stored: stored, current: layouts, write: write, environment: environment, sealer: sealer,
-                    names: DatabaseNames.read(meta, write.transaction), token: token,
+                let migrationWriter = try MigrationWriter(
+                    write: write, environment: environment, sealer: sealer, token: token,
                     nonceCounter: sealer.isEncrypted
-                        ? StoreMetadata.requiredNumber(.nonceCounter, meta, write.transaction) : 0,
-                    progress: builder.migrationProgress)
-                run = migrationRun
-                try runCode(migrationRun, from: version, runsBlock: runsBlock)
-                try migrationRun.finish()
+                        ? StoreMetadata.requiredNumber(.nonceCounter, meta, write.transaction) : 0)
+                writer = migrationWriter
+                let names = try DatabaseNames.read(meta, write.transaction)
+                // A version bump with a plan runs the plan's steps; otherwise the block, or the inferred change (a
+                // same-version opening only puts records in the model's attribute order).
+                let switched: DatabaseNames
+                let report: MigrationReport?
+                if let chain, runsBlock {
+                    (switched, report) = try runChain(
+                        chain, stored: stored, from: version, writer: migrationWriter, names: names)
+                } else {
+                    (switched, report) = try runBlock(
+                        stored: stored, from: version, runsBlock: runsBlock, writer: migrationWriter, names: names)
+                }
                 // The switch, in the last step: what reads the store sees the new databases from its commit on.
                 let transaction = write.transaction
-                let names = migrationRun.switchedNames()
-                try names.write(meta, transaction)
-                if !names.remapped.isEmpty { try StoreMetadata.markMapped(meta, transaction) }
+                try switched.write(meta, transaction)
+                if !switched.remapped.isEmpty { try StoreMetadata.markMapped(meta, transaction) }
                 try StoreMetadata.write(.schema, schemaJSON(), meta, transaction)
                 try StoreMetadata.writeNumber(.schemaVersion, UInt64(builder.schemaVersion), meta, transaction)
                 try StoreMetadata.delete(.migration, meta, transaction)
                 try StoreMetadata.write(.migrated, Data(token.utf8), meta, transaction)
-                return try migrationRun.report(
-                    from: version, to: builder.schemaVersion, ranBlock: runsBlock && builder.migrationBlock != nil)
+                return report
             }
             if dryRun {
                 environment.forgetDatabaseHandles(openedSince: known)
@@ -73,6 +85,40 @@ extension StoreOpening {
             if !dryRun { try? discardShadows(token: token) }
             throw error
         }
+    }
+
+    /// A migration block's run (or the inferred change without one): the names of the databases it leaves, and
+    /// its report.
+    private func runBlock(
+        stored: [EntityDescription], from version: Int, runsBlock: Bool, writer: MigrationWriter,
+        names: DatabaseNames
+    ) throws -> (DatabaseNames, MigrationReport?) {
+        let run = try MigrationRun(
+            stored: stored, current: layouts, writer: writer, names: names, progress: builder.migrationProgress)
+        try runCode(run, from: version, runsBlock: runsBlock)
+        try run.finish()
+        return (
+            run.switchedNames(),
+            try run.report(
+                from: version, to: builder.schemaVersion, ranBlock: runsBlock && builder.migrationBlock != nil)
+        )
+    }
+
+    /// A migration plan's steps from `version` to the model, planned (a step that can't be done is refused before
+    /// any change) and run as on the SQL backends: the names of the databases they leave, and the chain's report
+    /// (`nil` when no step changes anything but the version).
+    private func runChain(
+        _ chain: MigrationChain, stored: [EntityDescription], from version: Int, writer: MigrationWriter,
+        names: DatabaseNames
+    ) throws -> (DatabaseNames, MigrationReport?) {
+        guard
+            let plans = try chain.plans(
+                stored: stored, storedVersion: version, model: builder.model, current: layouts)
+        else { return (names, nil) }
+        let steps = LMDBMigrationSteps(writer: writer, names: names)
+        let report = try chain.run(plans, from: version, to: builder.schemaVersion) { plan in try steps.step(plan) }
+        try writer.renameAliasTargets(steps.renamedEntities)
+        return (steps.names, report)
     }
 
     /// The migration code: the builder's block (run exactly once) or, without one, the check that what the schema

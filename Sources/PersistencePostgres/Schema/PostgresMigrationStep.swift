@@ -1,4 +1,5 @@
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 import PostgresNIO
 

@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
 /// Brings a store written with an older model version up to the builder's model at start-up: plans every step of

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
 /// The storage of one step of a mapping-model migration on the writer connection, inside the transaction that

@@ -11,13 +11,18 @@ package struct MigrationChain {
     package let declared: [(model: Model, layouts: [RecordLayout])]
     package let plan: MigrationPlan
     package let progress: MigrationProgressHandler?
+    /// Whether the backend's records hold their values by position (see ``MigrationStepPlan``).
+    package let positionalRecords: Bool
 
     /// Checks `plan` against the current model (before anything touches the store).
-    package init(plan: MigrationPlan?, model: Model, progress: MigrationProgressHandler?) throws {
+    package init(
+        plan: MigrationPlan?, model: Model, progress: MigrationProgressHandler?, positionalRecords: Bool = false
+    ) throws {
         let plan = plan ?? MigrationPlan(models: [])
         declared = try plan.validated(current: model)
         self.plan = plan
         self.progress = progress
+        self.positionalRecords = positionalRecords
     }
 
     /// Plans every step from a store at `storedVersion` (schema `stored`) to `model`: a step that can't be done is
@@ -47,7 +52,7 @@ package struct MigrationChain {
             .map { step in
                 try MigrationStepPlan(
                     fromVersion: step.fromVersion, toVersion: step.toVersion, source: step.source ?? storedLayouts,
-                    destination: step.destination, mapping: step.mapping)
+                    destination: step.destination, mapping: step.mapping, positionalRecords: positionalRecords)
             }
         return plans.contains(where: { !$0.changesNothing || $0.kind == .mapped }) ? plans : nil
     }

@@ -45,12 +45,14 @@ package struct MigrationStepPlan {
             }
     }
 
-    /// Plans a step.
+    /// Plans a step. A backend whose records hold their values by position (LMDB) asks for `positionalRecords`:
+    /// an entity keeps its table only when its attributes are also in the same order.
     /// - Throws: ``PersistenceError/Code/migrationRequired`` naming the step, entity and attribute that block
     ///   inference where no mapping is given; ``PersistenceError/Code/unknownEntity`` or
     ///   ``PersistenceError/Code/unknownAttribute`` for a mapping model naming what the step's schemas don't have.
     package init(
-        fromVersion: Int, toVersion: Int, source: [RecordLayout], destination: [RecordLayout], mapping: MappingModel?
+        fromVersion: Int, toVersion: Int, source: [RecordLayout], destination: [RecordLayout], mapping: MappingModel?,
+        positionalRecords: Bool = false
     ) throws {
         self.fromVersion = fromVersion
         self.toVersion = toVersion
@@ -129,6 +131,7 @@ package struct MigrationStepPlan {
             let keeps =
                 sourceLayout.entity.name == name && renames.isEmpty
                 && Self.sameTable(sourceLayout.entity, layout.entity)
+                && (!positionalRecords || sourceLayout.names == layout.names)
             destinations.append(
                 Destination(
                     layout: layout, keptSource: keeps ? sourceLayout : nil, inferredSource: keeps ? nil : sourceLayout,

@@ -1,0 +1,103 @@
+internal import CLMDB
+import Foundation
+import PersistenceCore
+
+/// What a migration on LMDB writes with, whatever its code — a migration block (``MigrationRun``) or a plan's
+/// mapping-model steps (``LMDBMigrationStep``): the steps of a ``SteppedWrite``, the store's sealer and the nonces it
+/// seals with, the names of the migration's own databases, and the walk over a database that a step may commit in.
+final class MigrationWriter {
+    /// The steps the migration writes in; ``transaction`` is the current step's.
+    let write: SteppedWrite
+    let environment: Environment
+    let sealer: ValueSealer
+    /// The migration's token: every database the migration makes has a name ending in `@<token>`, so that a failed
+    /// or interrupted migration's databases can be found and dropped (see ``StoreOpening``).
+    let token: String
+    private(set) var nonces: NonceSequence
+
+    var transaction: Transaction { write.transaction }
+
+    init(write: SteppedWrite, environment: Environment, sealer: ValueSealer, token: String, nonceCounter: UInt64) {
+        self.write = write
+        self.environment = environment
+        self.sealer = sealer
+        self.token = token
+        nonces = NonceSequence(startingAt: nonceCounter)
+    }
+
+    /// The physical name of one of the migration's own databases for `logical` (`entity:Person@<token>`), with a
+    /// `tag` telling apart the databases of one logical name that a chain's steps make (`entity:Person#2@<token>`).
+    func ownName(_ logical: String, tag: String? = nil) -> String {
+        logical + (tag.map { "#" + $0 } ?? "") + "@" + token
+    }
+
+    /// Whether a physical name is one of this migration's own databases (which it may change and drop at will; the
+    /// stored ones it only reads until the switch).
+    func owns(_ physical: String) -> Bool { physical.hasSuffix("@" + token) }
+
+    /// The next nonce of the migration's writes.
+    func nextNonce() throws -> Nonce { try nonces.next() }
+
+    /// Called before each write of about `bytes`: commits the step under way first, and grows the map, when the step
+    /// has written enough or the write might not fit (``SteppedWrite/stepIfDue(before:beforeCommit:)``). No cursor of
+    /// the migration is open at a write, so a step may come at any of them — inside the migration code's closures too.
+    func prepareWrite(_ bytes: Int) throws {
+        try write.stepIfDue(before: bytes, beforeCommit: persistNonces)
+    }
+
+    /// Writes the nonce counter the migration reached, so that nonces are never reused under the store's key — the
+    /// migration's databases' pages stay in the file even when they are discarded.
+    func persistNonces(_ transaction: Transaction) throws {
+        guard sealer.isEncrypted else { return }
+        let meta = try environment.database(named: StoreMetadata.databaseName, flags: 0, in: transaction)
+        try StoreMetadata.writeNumber(.nonceCounter, nonces.counter, meta, transaction)
+        environment.noteNonces(upTo: nonces.counter)
+    }
+
+    /// Calls `body` with each key and stored value of `dbi` in key order, copied out; `body` returns `false` to stop.
+    ///
+    /// No cursor is open while `body` runs: each record is found after the last one visited, in the transaction of the
+    /// step then under way (``Transaction/record(_:after:)``). So `body` may write — to `dbi` too — and steps may
+    /// commit and grow the map at any of its writes, or in a walk nested in it; a cursor held across them would
+    /// belong to a committed transaction and read pages the growth unmapped (a crash, not an error). A record
+    /// written after the last one visited is visited; callers skip what they created themselves.
+    func scan(_ dbi: MDB_dbi, _ body: (_ key: Data, _ stored: Data) throws -> Bool) throws {
+        var after: Data?
+        while true {
+            try write.checkUsable()
+            guard let (key, stored) = try transaction.record(dbi, after: after) else { return }
+            guard try body(key, stored) else { return }
+            after = key
+        }
+    }
+
+    /// Seals `values` as a record of `store` under `key` and puts it, stepping first when due; `false` when
+    /// `flags` holds `MDB_NOOVERWRITE` and the key was taken.
+    func put(_ values: [Value], key: Data, in store: EntityStore, flags: Int32 = 0) throws -> Bool {
+        let sealed = try sealer.seal(values, entity: store, key: key) { try nonces.next() }
+        try prepareWrite(key.count + sealed.count)
+        return try transaction.put(store.dbi, key, sealed, flags: flags)
+    }
+
+    /// Rewrites the aliases naming records of the entities `renamed` maps (old name → new name), which keep their
+    /// primary keys, in the step under way: aliases are few.
+    func renameAliasTargets(_ renamed: [String: String]) throws {
+        guard !renamed.isEmpty else { return }
+        let aliases = try environment.database(named: StoredAlias.databaseName, flags: 0, in: transaction)
+        var rewritten: [(key: Data, target: AliasTarget)] = []
+        try transaction.forEach(aliases) { keyBytes, stored in
+            let key = Data(keyBytes)
+            var target = try StoredAlias.open(stored, key: key, sealer)
+            if let new = renamed[target.entity] {
+                target.entity = new
+                rewritten.append((key, target))
+            }
+            return true
+        }
+        for (key, target) in rewritten {
+            let sealed = try StoredAlias.seal(target, key: key, sealer) { try nextNonce() }
+            try prepareWrite(key.count + sealed.count)
+            try transaction.put(aliases, key, sealed)
+        }
+    }
+}

@@ -1,6 +1,6 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 
 /// One start-up's migration: what the migration code has done to each entity so far, and the pass that finishes it
 /// (``finish()``).
@@ -26,17 +26,10 @@ import PersistenceCore
 /// every form, for the entity's new name.
 final class MigrationRun {
     /// How an entity's records are stored at this point of the migration.
-    enum Form {
-        /// As before the migration: old layout, in the stored database.
-        case old
-        /// In the shadow: new values, then old values (none for objects created by the migration).
-        case working
-        /// In the shadow, new layout: an added entity, or one whose data the migration deleted.
-        case new
-    }
+    typealias Form = MigrationForm
 
     /// One entity of the old or the new schema, or both.
-    final class EntityPass {
+    final class EntityPass: MigrationEntityState {
         let name: String
         /// The stored schema's layout; `nil` for an added entity.
         let old: RecordLayout?
@@ -308,12 +301,7 @@ final class MigrationRun {
         pass.form = target
     }
 
-    /// What an enumeration does with a record after the migration code saw it.
-    enum EnumerationResult {
-        case unchanged
-        case store([Value])
-        case delete
-    }
+    typealias EnumerationResult = MigrationEnumerationResult
 
     /// Stores an object created by the migration code; its values are in the new layout and already checked.
     func create(_ values: [Value], in pass: EntityPass) throws -> Data {
@@ -369,5 +357,50 @@ final class MigrationRun {
     /// told from old ones.
     private func convertToWorkingForm(_ pass: EntityPass) throws {
         try enumerate(pass) { _, _, _ in .unchanged }
+    }
+}
+
+extension MigrationRun: MigrationBlockRun {
+    var entityNames: [String] { order }
+
+    func entity(_ name: String) throws -> any MigrationEntityState { try pass(name) }
+
+    /// The run's own state of an entity ``entity(_:)`` gave.
+    private func own(_ entity: any MigrationEntityState) throws -> EntityPass {
+        guard let pass = entity as? EntityPass, entities[pass.name] === pass else {
+            throw PersistenceError(.invalidArgument, "'\(entity.name)' is not an entity of this migration")
+        }
+        return pass
+    }
+
+    func enumerate(
+        _ entity: any MigrationEntityState, _ body: ([Value]?, [Value]?) throws -> MigrationEnumerationResult
+    ) throws {
+        try enumerate(own(entity)) { old, new, _ in try body(old, new) }
+    }
+
+    func deleteData(_ entity: any MigrationEntityState) throws -> Bool { try deleteData(own(entity)) }
+
+    func create(_ values: [Value], in entity: any MigrationEntityState) throws {
+        _ = try create(values, in: own(entity))
+    }
+
+    func update(created values: [Value], in entity: any MigrationEntityState) throws {
+        let pass = try own(entity)
+        try update(created: values, key: key(of: values, in: pass), in: pass)
+    }
+
+    func delete(created primaryKey: Value, in entity: any MigrationEntityState) throws {
+        let pass = try own(entity)
+        try delete(
+            key: KeyCodec.recordKey(primaryKey, of: pass.name, maximumSize: environment.maximumKeySize), in: pass)
+    }
+
+    func checkUsable() throws { try write.checkUsable() }
+
+    /// The record key of an object of the new layout.
+    private func key(of values: [Value], in pass: EntityPass) throws -> Data {
+        try KeyCodec.recordKey(
+            values[pass.new?.primaryKeyIndex ?? 0], of: pass.name, maximumSize: environment.maximumKeySize)
     }
 }

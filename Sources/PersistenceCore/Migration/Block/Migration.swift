@@ -1,7 +1,7 @@
 import Foundation
 
-/// A migration block: brings a store written at `oldSchemaVersion` up to the builder's model, given to
-/// ``LMDBBuilder/migrationBlock``.
+/// A migration block: brings a store written at `oldSchemaVersion` up to the builder's model, given to a builder's
+/// `migrationBlock` (SQLite, LMDB, PostgreSQL: the same block gives the same records on each).
 ///
 /// One closure serves every step — test the old version (`if oldSchemaVersion < 2 { … }`) — and runs **exactly
 /// once** per start-up that finds an older store, inside the write transaction that opens it.
@@ -34,7 +34,7 @@ public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchema
 /// writes goes to databases of its own, in steps that each commit, and one last small write switches the store to
 /// them: memory doesn't grow with the store. A `Migration` is only valid while the block runs.
 public final class Migration {
-    let run: MigrationRun
+    let run: any MigrationBlockRun
     /// Whether the migration block is still running.
     private(set) var isOpen = true
 
@@ -43,11 +43,11 @@ public final class Migration {
     /// The schema version the store is migrated to (the builder's).
     public let newSchemaVersion: Int
     /// The entities as the store holds them before the migration.
-    public var oldSchema: [EntityDescription] { run.order.compactMap { run.entities[$0]?.old?.entity } }
+    public var oldSchema: [EntityDescription] { run.entityNames.compactMap { try? run.entity($0).old?.entity } }
     /// The entities of the builder's model.
-    public var newSchema: [EntityDescription] { run.order.compactMap { run.entities[$0]?.new?.entity } }
+    public var newSchema: [EntityDescription] { run.entityNames.compactMap { try? run.entity($0).new?.entity } }
 
-    init(run: MigrationRun, oldSchemaVersion: Int, newSchemaVersion: Int) {
+    package init(run: any MigrationBlockRun, oldSchemaVersion: Int, newSchemaVersion: Int) {
         self.run = run
         self.oldSchemaVersion = oldSchemaVersion
         self.newSchemaVersion = newSchemaVersion
@@ -71,16 +71,16 @@ public final class Migration {
         ofType entity: String, _ body: (_ old: MigrationObject?, _ new: MigrationObject?) throws -> Void
     ) throws {
         try checkOpen()
-        let pass = try run.pass(entity)
-        try run.enumerate(pass) { oldValues, newValues, key in
+        let pass = try run.entity(entity)
+        try run.enumerate(pass) { oldValues, newValues in
             let old = try oldValues.map { values in
                 try MigrationObject(
-                    Record(layout: try Self.layout(pass.old, of: pass), values: values), role: .old, key: key,
-                    migration: self, pass: pass)
+                    Record(layout: try Self.layout(pass.old, of: pass), values: values), role: .old, migration: self,
+                    pass: pass)
             }
             let new = try newValues.map { values in
                 try MigrationObject(
-                    Record(layout: try Self.layout(pass.new, of: pass), values: values), role: .enumerated, key: key,
+                    Record(layout: try Self.layout(pass.new, of: pass), values: values), role: .enumerated,
                     migration: self, pass: pass)
             }
             defer {
@@ -111,7 +111,7 @@ public final class Migration {
     ///   already touched.
     public func renameProperty(onType entity: String, from oldName: String, to newName: String) throws {
         try checkOpen()
-        let pass = try run.pass(entity)
+        let pass = try run.entity(entity)
         guard let old = pass.old?.entity, let new = pass.new?.entity else {
             throw PersistenceError(
                 .unknownEntity, "renameProperty needs '\(entity)' in both the stored schema and the model")
@@ -153,7 +153,7 @@ public final class Migration {
     @discardableResult
     public func deleteData(forType entity: String) throws -> Bool {
         try checkOpen()
-        return try run.deleteData(run.pass(entity))
+        return try run.deleteData(run.entity(entity))
     }
 
     /// Creates an object of an entity of the model, with these values by attribute name; attributes not given take
@@ -166,7 +166,7 @@ public final class Migration {
     @discardableResult
     public func create(_ entity: String, value: [String: Value] = [:]) throws -> MigrationObject {
         try checkOpen()
-        let pass = try run.pass(entity)
+        let pass = try run.entity(entity)
         guard let layout = pass.new else {
             throw PersistenceError(.unknownEntity, "the model has no entity '\(entity)' to create objects of")
         }
@@ -179,9 +179,8 @@ public final class Migration {
             throw PersistenceError(
                 .invalidArgument, "an object of '\(entity)' needs its primary key '\(layout.entity.primaryKey)'")
         }
-        let key = try run.create(values, in: pass)
-        return try MigrationObject(
-            Record(layout: layout, values: values), role: .created, key: key, migration: self, pass: pass)
+        try run.create(values, in: pass)
+        return try MigrationObject(Record(layout: layout, values: values), role: .created, migration: self, pass: pass)
     }
 
     /// Creates an object of an entity of the model from Swift values by attribute name, stored the way entities
@@ -213,27 +212,27 @@ public final class Migration {
                 .invalidArgument, "objects of the old schema can't be deleted; delete the new object instead")
         }
         _ = try object.value(of: object.record.layout.entity.primaryKey)  // throws once the object expired
-        let pass = try run.pass(object.entityName)
+        let pass = try run.entity(object.entityName)
         // The enumeration deletes the object it is visiting when the closure returns.
-        if object.role == .created { try run.delete(key: object.key, in: pass) }
+        if object.role == .created { try run.delete(created: object.record.primaryKey, in: pass) }
         object.markDeleted()
     }
 
     /// The layout values of `pass` come in: an enumeration hands old values only when there is an old layout, and
     /// new values only when there is a new one.
-    private static func layout(_ layout: RecordLayout?, of pass: MigrationRun.EntityPass) throws -> RecordLayout {
+    private static func layout(_ layout: RecordLayout?, of pass: any MigrationEntityState) throws -> RecordLayout {
         guard let layout else { throw PersistenceError(.backend, "'\(pass.name)' has no layout for those values") }
         return layout
     }
 
     /// Ends the migration block: the migration and its objects can no longer be used.
-    func close() { isOpen = false }
+    package func close() { isOpen = false }
 
     private func checkOpen() throws {
         guard isOpen else {
             throw PersistenceError(.contextExpired, "the migration was used after its migration block returned")
         }
         // A step that failed (a full map) ended the migration, even when the block caught its error.
-        try run.write.checkUsable()
+        try run.checkUsable()
     }
 }

@@ -23,19 +23,17 @@ public final class MigrationObject: RecordReading {
     /// Whether values can be set: `false` for objects of the old schema.
     public var isWritable: Bool { role != .old }
     let role: Role
-    let key: Data
     private let migration: Migration
-    private let pass: MigrationRun.EntityPass
+    private let pass: any MigrationEntityState
     private var isExpired = false
     /// Whether ``set(_:to:)-(String,Value)`` changed a value.
     private(set) var isChanged = false
     /// Whether ``Migration/delete(_:)`` deleted the object.
     private(set) var isDeleted = false
 
-    init(_ record: Record, role: Role, key: Data, migration: Migration, pass: MigrationRun.EntityPass) {
+    init(_ record: Record, role: Role, migration: Migration, pass: any MigrationEntityState) {
         self.record = record
         self.role = role
-        self.key = key
         self.migration = migration
         self.pass = pass
     }
@@ -80,7 +78,7 @@ public final class MigrationObject: RecordReading {
         record.values[position] = try attribute.migrationValue(value, in: entityName)
         isChanged = true
         pass.changedAttributes.insert(name)
-        if role == .created { try migration.run.update(created: record.values, key: key, in: pass) }
+        if role == .created { try migration.run.update(created: record.values, in: pass) }
     }
 
     /// Sets an attribute of a new object to a Swift value, stored the way entities store it (`nil` for `nil`).

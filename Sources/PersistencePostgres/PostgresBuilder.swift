@@ -74,6 +74,10 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
     /// migration leaves the store as it was. There is no backup copy as on SQLite: PostgreSQL's DDL is
     /// transactional, and backups of a server are the server's (`pg_dump`, replicas).
     public var migrationPlan: MigrationPlan?
+    /// A migration block (see `Migration`): not run by PostgreSQL yet — `create()` refuses a builder with one
+    /// (`invalidConfiguration`) rather than open a store it didn't migrate as SQLite and LMDB would. Describe the
+    /// store's history with a ``migrationPlan``.
+    public var migrationBlock: MigrationBlock?
     /// Called on the opening thread as a migration goes through each step's entities (see ``MigrationProgress``).
     public var migrationProgress: MigrationProgressHandler?
 
@@ -230,6 +234,11 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
 
     /// Checks every setting before anything connects.
     func validate() throws {
+        guard migrationBlock == nil else {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "PostgreSQL doesn't run migration blocks yet; describe the store's history with a migrationPlan")
+        }
         guard !host.isEmpty else { throw PersistenceError(.invalidConfiguration, "the host is empty") }
         guard (1...65_535).contains(port) else {
             throw PersistenceError(.invalidConfiguration, "the port must be between 1 and 65535")

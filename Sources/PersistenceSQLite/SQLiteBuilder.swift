@@ -47,6 +47,11 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
     /// Without a plan, a store of an older version migrates in one inferred step to ``model``, or is refused with
     /// `PersistenceError/Code/migrationRequired` when the change can't be inferred.
     public var migrationPlan: MigrationPlan?
+    /// Brings a store written with an older model version up to ``model`` at ``create()`` with code, Realm's way:
+    /// called once with the store's version (see `Migration`), inside the transaction that opens the store. The same
+    /// block gives the same records here as on LMDB and PostgreSQL: what the schema difference can do alone is done
+    /// around it. Give a block or a ``migrationPlan``, not both.
+    public var migrationBlock: MigrationBlock?
     /// Called on the opening thread as a migration goes through each step's entities (see ``MigrationProgress``).
     public var migrationProgress: MigrationProgressHandler?
     /// Whether ``create()`` copies the store before a migration with a heavyweight step (one a mapping model
@@ -141,8 +146,15 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
         } else {
             backupFile = nil
         }
+        guard migrationPlan == nil || migrationBlock == nil else {
+            throw PersistenceError(
+                .invalidConfiguration,
+                "the builder has both a migrationPlan and a migrationBlock; a store's history is described one way: "
+                    + "give the plan's steps mapping models, or the block every version's code")
+        }
         return try SQLiteMigration(
-            plan: migrationPlan, model: model, progress: migrationProgress, backupFile: backupFile)
+            plan: migrationPlan, block: migrationBlock, model: model, progress: migrationProgress,
+            backupFile: backupFile)
     }
 
     /// Where ``create()`` copies a store of model version `fromVersion` before a heavyweight migration (see

@@ -83,6 +83,11 @@ public enum MigrationConformanceSuite {
     public static let checks: [MigrationConformanceCheck] =
         declarativeChecks + MappingModelChecks.all + ChainedMigrationChecks.all
 
+    /// What a migration block does, the same on every backend that runs blocks (SQLite, LMDB): Realm's example of
+    /// a store's history as one block, objects created and deleted, what a block may not do, failures that leave the
+    /// store as it was, dry runs, progress, and a block that runs exactly once.
+    public static let blockChecks: [MigrationConformanceCheck] = MigrationBlockChecks.all
+
     /// What every backend does alone, whatever its migration code looks like: the declarative changes (attributes
     /// added with defaults and removed, attribute and entity renames declared with `previousAttributeNames` /
     /// `previousName`, swaps, optional ↔ required, index and unique changes, widening), what each refuses, dry runs
@@ -106,13 +111,16 @@ struct MigrationStores: Sendable {
     let backend: any MigrationConformanceBackend
     let directory: URL
 
-    /// Opens the store `name` at `model`, migrating with `plan`.
+    /// Opens the store `name` at `model`, migrating with `plan` or `block`.
     func open(
-        _ name: String, _ model: Model, plan: MigrationPlan? = nil, progress: MigrationProgressHandler? = nil
+        _ name: String, _ model: Model, plan: MigrationPlan? = nil, block: MigrationBlock? = nil,
+        progress: MigrationProgressHandler? = nil
     ) throws -> OpenedStore {
         func open<B: MigrationConformanceBackend>(_ backend: B) throws -> OpenedStore {
-            let store = try backend.builder(named: name, model: model, plan: plan, progress: progress, in: directory)
-                .create()
+            var builder = try backend.builder(
+                named: name, model: model, plan: plan, progress: progress, in: directory)
+            builder.migrationBlock = block
+            let store = try builder.create()
             return OpenedStore(
                 database: store, report: backend.migrationReport(of: store),
                 tableNames: { try backend.tableNames(of: store) }, indexNames: { try backend.indexNames(of: store) })
@@ -120,25 +128,30 @@ struct MigrationStores: Sendable {
         return try open(backend)
     }
 
-    /// Opens the store as ``open(_:_:plan:progress:)`` does, through the builder's async `open()`.
+    /// Opens the store as ``open(_:_:plan:block:progress:)`` does, through the builder's async `open()`.
     func openAsync(
-        _ name: String, _ model: Model, plan: MigrationPlan? = nil, progress: MigrationProgressHandler? = nil
+        _ name: String, _ model: Model, plan: MigrationPlan? = nil, block: MigrationBlock? = nil,
+        progress: MigrationProgressHandler? = nil
     ) async throws -> MigrationReport? {
         func open<B: MigrationConformanceBackend>(_ backend: B) async throws -> MigrationReport? {
-            let store = try await backend.builder(
-                named: name, model: model, plan: plan, progress: progress, in: directory
-            ).open()
+            var builder = try backend.builder(
+                named: name, model: model, plan: plan, progress: progress, in: directory)
+            builder.migrationBlock = block
+            let store = try await builder.open()
             defer { try? store.close() }
             return backend.migrationReport(of: store)
         }
         return try await open(backend)
     }
 
-    /// The dry run of opening the store `name` at `model` with `plan`.
-    func dryRun(_ name: String, _ model: Model, plan: MigrationPlan?) throws -> MigrationReport? {
+    /// The dry run of opening the store `name` at `model` with `plan` or `block`.
+    func dryRun(
+        _ name: String, _ model: Model, plan: MigrationPlan?, block: MigrationBlock? = nil
+    ) throws -> MigrationReport? {
         func dryRun<B: MigrationConformanceBackend>(_ backend: B) throws -> MigrationReport? {
-            try backend.dryRunMigration(
-                backend.builder(named: name, model: model, plan: plan, progress: nil, in: directory))
+            var builder = try backend.builder(named: name, model: model, plan: plan, progress: nil, in: directory)
+            builder.migrationBlock = block
+            return try backend.dryRunMigration(builder)
         }
         return try dryRun(backend)
     }

@@ -107,3 +107,13 @@ func encryptedMigrationConformanceWithoutPlan(_ check: MigrationConformanceCheck
 func plainMigrationConformanceWithoutPlan(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: WithoutPlan(base: PlainLMDBConformance()))
 }
+
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.blockChecks)
+func encryptedMigrationBlockConformance(_ check: MigrationConformanceCheck) async throws {
+    try await check.run(on: EncryptedLMDBConformance())
+}
+
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.blockChecks)
+func plainMigrationBlockConformance(_ check: MigrationConformanceCheck) async throws {
+    try await check.run(on: PlainLMDBConformance())
+}

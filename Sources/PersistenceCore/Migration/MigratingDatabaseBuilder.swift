@@ -12,6 +12,15 @@ public protocol MigratingDatabaseBuilder: DatabaseBuilder where Database: Migrat
     /// The model the store is opened with (and migrated to).
     var model: Model { get }
 
+    /// The model versions the app shipped and the mapping models between them: how `create()` brings a store of an
+    /// older version up to ``model``, step by step — the same plan on every backend (see ``MigrationPlan``).
+    var migrationPlan: MigrationPlan? { get set }
+
+    /// The app's migration code, Realm's way: called once by `create()` with the version of an older store — the
+    /// same block on every backend (see ``Migration``). A builder takes a plan or a block, not both
+    /// (`invalidConfiguration`).
+    var migrationBlock: MigrationBlock? { get set }
+
     /// Called while ``DatabaseBuilder/create()`` migrates, between records (see ``MigrationProgress``).
     var migrationProgress: MigrationProgressHandler? { get set }
 

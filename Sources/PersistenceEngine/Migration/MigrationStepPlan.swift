@@ -47,12 +47,17 @@ package struct MigrationStepPlan {
 
     /// Plans a step. A backend whose records hold their values by position (LMDB) asks for `positionalRecords`:
     /// an entity keeps its table only when its attributes are also in the same order.
+    ///
+    /// After a migration block (``BlockMigrationRun``), `filledByBlock` names the destination entities whose records
+    /// the block's run writes itself: they get new tables, which the runner's `fills` fill. The step is then
+    /// `mapped`, and what inference can't do is no blocker — the block may have done it; a record whose value still
+    /// doesn't fit fails the copy.
     /// - Throws: ``PersistenceError/Code/migrationRequired`` naming the step, entity and attribute that block
     ///   inference where no mapping is given; ``PersistenceError/Code/unknownEntity`` or
     ///   ``PersistenceError/Code/unknownAttribute`` for a mapping model naming what the step's schemas don't have.
     package init(
         fromVersion: Int, toVersion: Int, source: [RecordLayout], destination: [RecordLayout], mapping: MappingModel?,
-        positionalRecords: Bool = false
+        positionalRecords: Bool = false, filledByBlock: Set<String>? = nil
     ) throws {
         self.fromVersion = fromVersion
         self.toVersion = toVersion
@@ -61,7 +66,7 @@ package struct MigrationStepPlan {
         let sources = Dictionary(source.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
         let destinationNames = Set(destination.map(\.entity.name))
         let mappings = mapping?.entityMappings ?? []
-        kind = mapping == nil ? .inferred : .mapped
+        kind = mapping == nil && filledByBlock == nil ? .inferred : .mapped
         self.mappings = mappings
 
         // Check the mapping model against the step's schemas.
@@ -118,14 +123,22 @@ package struct MigrationStepPlan {
             guard let sourceLayout = inferred, !removed.contains(sourceLayout.entity.name) else {
                 destinations.append(
                     Destination(
-                        layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil, isMapped: false))
+                        layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil,
+                        isMapped: filledByBlock?.contains(name) == true))
                 continue
             }
             let renames = MigrationRules.renames(of: layout, from: sourceLayout)
             let mapping = RecordMapping(from: sourceLayout, to: layout, renamed: renames)
             renameClauses += MigrationRules.renameClauses(of: layout, from: sourceLayout, renames)
             renamedSources[sourceLayout.entity.name] = MigrationRules.renamed(sourceLayout.entity, to: name, renames)
-            if let blocker = MigrationRules.blocker(mapping, mapped: [], requiresSameTypes: true) {
+            if filledByBlock?.contains(name) == true {
+                destinations.append(
+                    Destination(
+                        layout: layout, keptSource: nil, inferredSource: nil, inferredMapping: nil, isMapped: true))
+                continue
+            }
+            if filledByBlock == nil, let blocker = MigrationRules.blocker(mapping, mapped: [], requiresSameTypes: true)
+            {
                 blockers.append(blocker)
             }
             let keeps =

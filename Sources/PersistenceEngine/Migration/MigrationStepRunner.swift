@@ -21,10 +21,19 @@ package final class MigrationStepRunner: MappingStore {
     private(set) lazy var context = MappingContext(
         store: self, sourceVersion: plan.fromVersion, destinationVersion: plan.toVersion)
 
-    package init(backend: any MigrationStepBackend, plan: MigrationStepPlan, progress: MigrationProgressHandler?) {
+    /// How a migration block's run fills the destinations the plan says it fills (``MigrationStepPlan`` `filledByBlock`):
+    /// by entity, a closure that inserts each record's values through the one it is given.
+    package typealias Fill = (_ insert: ([Value]) throws -> Void) throws -> Void
+    private let fills: [String: Fill]
+
+    package init(
+        backend: any MigrationStepBackend, plan: MigrationStepPlan, progress: MigrationProgressHandler?,
+        fills: [String: Fill] = [:]
+    ) {
         self.backend = backend
         self.plan = plan
         self.progress = progress
+        self.fills = fills
         sourceLayouts = Dictionary(
             plan.source.map { ($0.entity.name, $0) }, uniquingKeysWith: { first, _ in first })
         destinationLayouts = Dictionary(
@@ -64,6 +73,12 @@ package final class MigrationStepRunner: MappingStore {
             guard let source = destination.inferredSource, let mapping = destination.inferredMapping else { continue }
             try plan.failing("the inferred copy of '\(source.entity.name)' to '\(destination.name)'") {
                 try copy(source, to: destination.layout, mapping: mapping, total: before[source.entity.name] ?? 0)
+            }
+        }
+        for destination in plan.destinations {
+            guard let fill = fills[destination.name] else { continue }
+            try plan.failing("writing the records of '\(destination.name)'") {
+                try fill { values in try insertChecked(values, into: destination.layout, deferred: true) }
             }
         }
         let tracksCreated = plan.mappings.contains { $0.policy?.fixReferences != nil }

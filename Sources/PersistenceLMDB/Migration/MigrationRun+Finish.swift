@@ -156,7 +156,7 @@ extension MigrationRun {
             let (old, decoded) = try values(of: stored, key: key, in: pass, from: source)
             guard var values = decoded else { throw RecordCodec.damaged() }
             if recordsToo {
-                values = try conforming(values, layout, change: change)
+                values = try layout.conformingMigrated(values, change: change)
                 _ = try put(new: values, old: old, key: key, in: pass, form: .new)
                 pass.recordsRewritten += 1
             }
@@ -199,38 +199,5 @@ extension MigrationRun {
         changing.formUnion(pass.renamed.keys)
         changing.formUnion(change.addedAttributes.map(\.name))
         return !Set(index.attributes).isDisjoint(with: changing)
-    }
-
-    /// The values as the new schema stores them, or `migrationFailed` naming the first attribute that refuses its
-    /// value (by storage class, never the value).
-    private func conforming(
-        _ values: [Value], _ layout: RecordLayout, change: SchemaDifference.EntityChange?
-    ) throws -> [Value] {
-        var conformed = values
-        for (position, attribute) in layout.entity.attributes.enumerated() {
-            if let value = attribute.conforming(values[position]) {
-                conformed[position] = value
-                continue
-            }
-            let name = "'\(layout.entity.name).\(attribute.name)'"
-            if let retyped = change?.retypedAttributes.first(where: { $0.name == attribute.name }) {
-                throw PersistenceError(
-                    .migrationFailed,
-                    "\(name) changed type from \(retyped.from.rawValue) to \(retyped.to.rawValue) and a record still "
-                        + "holds \(values[position].storageClassName); convert it in the migration block "
-                        + "(enumerateObjects)")
-            }
-            if values[position].isNull {
-                throw PersistenceError(
-                    .migrationFailed,
-                    "\(name) is not optional and a record holds nil after the migration; declare a default in "
-                        + "defaultValues or set it in the migration block")
-            }
-            throw PersistenceError(
-                .migrationFailed,
-                "\(name) is declared \(attribute.type.rawValue) and a record holds "
-                    + "\(values[position].storageClassName) after the migration")
-        }
-        return conformed
     }
 }

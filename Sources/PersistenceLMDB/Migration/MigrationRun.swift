@@ -123,52 +123,19 @@ final class MigrationRun {
         self.writer = writer
         self.names = names
         self.progress = progress
-        let sources = Dictionary(stored.map { ($0.name, RecordLayout($0)) }, uniquingKeysWith: { first, _ in first })
-        let currentNames = Set(current.map(\.entity.name))
-        // Which model entity continues each stored entity: the one of its name, or the one declaring it its previous
-        // name. One stored entity's records continue as one entity only.
-        var continuedBy: [String: RecordLayout] = [:]
-        for layout in current {
-            guard
-                let source = MigrationRules.continuedSource(of: layout, in: sources, destinationNames: currentNames)
-            else { continue }
-            if let other = continuedBy[source.entity.name] {
-                throw PersistenceError(
-                    .invalidSchema,
-                    "'\(other.entity.name)' and '\(layout.entity.name)' both declare the stored entity "
-                        + "'\(source.entity.name)' as theirs; on LMDB one entity's records can continue as one entity only "
-                        + "(copy them in a migration block instead)")
+        let plan = try MigrationEntities(stored: stored, current: current)
+        difference = plan.difference
+        renameClauses = plan.renameClauses
+        for entity in plan.entities {
+            let live = try entity.old.map { old in
+                try EntityStore(
+                    layout: old, names: names.physical, environment: writer.environment,
+                    transaction: writer.transaction)
             }
-            continuedBy[source.entity.name] = layout
-        }
-        var renamedStored: [EntityDescription] = []
-        var renameClauses: [String] = []
-        var attributeRenames: [String: [String: String]] = [:]
-        for entity in stored {
-            guard let new = continuedBy[entity.name], let old = sources[entity.name] else {
-                renamedStored.append(entity)
-                continue
-            }
-            let renames = MigrationRules.renames(of: new, from: old)
-            attributeRenames[entity.name] = renames
-            renameClauses += MigrationRules.renameClauses(of: new, from: old, renames)
-            renamedStored.append(MigrationRules.renamed(entity, to: new.entity.name, renames))
-        }
-        difference = SchemaDifference(stored: renamedStored, current: current.map(\.entity))
-        self.renameClauses = renameClauses
-
-        for entity in stored where entities[entity.name] == nil {
-            let old = RecordLayout(entity)
-            let new = continuedBy[entity.name]
-            let live = try EntityStore(
-                layout: old, names: names.physical, environment: environment, transaction: write.transaction)
-            let pass = EntityPass(name: new?.entity.name ?? entity.name, old: old, new: new, live: live)
-            pass.renamed = attributeRenames[entity.name] ?? [:]
-            if pass.name != entity.name { previousNames[entity.name] = pass.name }
-            try self.add(pass)
-        }
-        for layout in current where entities[layout.entity.name] == nil {
-            try self.add(EntityPass(name: layout.entity.name, old: nil, new: layout, live: nil))
+            let pass = EntityPass(name: entity.name, old: entity.old, new: entity.new, live: live)
+            pass.renamed = entity.renames
+            if let old = entity.old?.entity.name, old != entity.name { previousNames[old] = entity.name }
+            try add(pass)
         }
     }
 

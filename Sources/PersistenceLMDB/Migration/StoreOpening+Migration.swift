@@ -135,33 +135,7 @@ extension StoreOpening {
             }
             return
         }
-        let migration = Migration(run: run, oldSchemaVersion: version, newSchemaVersion: builder.schemaVersion)
-        defer { migration.close() }
-        do {
-            try block(migration, version)
-        } catch let cancellation as CancellationError where CancellationFlag.current?.isCancelled == true {
-            // The awaiting task was cancelled: not a failure of the migration code (which, throwing
-            // CancellationError of its own accord, still fails as migrationFailed).
-            throw cancellation
-        } catch {
-            throw Self.blockFailed(error, from: version, to: builder.schemaVersion)
-        }
-    }
-
-    /// What `create()` throws for an error of the migration block: `migrationFailed` keeping the cause, except a
-    /// full map (`storageFull`: the store is unchanged and the map grown, so opening again can succeed).
-    private static func blockFailed(_ error: any Error, from old: Int, to new: Int) -> PersistenceError {
-        let step = "the migration block failed migrating schema version \(old) to \(new)"
-        guard let cause = error as? PersistenceError else {
-            return PersistenceError(
-                .migrationFailed, step + ": it threw \(type(of: error)); nothing was changed", underlyingError: error)
-        }
-        if cause.code == .storageFull { return cause }
-        var wrapped = PersistenceError(
-            .migrationFailed, step + ": " + cause.message + "; nothing was changed", nativeCode: cause.nativeCode,
-            nativeMessage: cause.nativeMessage, underlyingError: cause)
-        if cause.code == .migrationFailed { wrapped.underlyingError = cause.underlyingError ?? cause }
-        return wrapped
+        try Migration.run(block, on: run, from: version, to: builder.schemaVersion)
     }
 
     // MARK: - What migrations leave behind

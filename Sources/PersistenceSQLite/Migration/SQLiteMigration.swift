@@ -1,5 +1,5 @@
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
@@ -8,15 +8,19 @@ import PersistenceSQL
 /// store up before a heavyweight step, then runs the planned steps in the transaction that opens the store.
 final class SQLiteMigration {
     let chain: MigrationChain
+    /// The builder's migration block: run instead of the plan's steps.
+    let block: MigrationBlock?
     /// Where the backup of a store at a version goes; `nil` for no backup.
     let backupFile: ((Int) -> URL)?
     /// The backup this run made, removed again when the migration fails (the store is then unchanged).
     private var madeBackup: URL?
 
     init(
-        plan: MigrationPlan?, model: Model, progress: MigrationProgressHandler?, backupFile: ((Int) -> URL)?
+        plan: MigrationPlan?, block: MigrationBlock?, model: Model, progress: MigrationProgressHandler?,
+        backupFile: ((Int) -> URL)?
     ) throws {
         chain = try MigrationChain(plan: plan, model: model, progress: progress)
+        self.block = block
         self.backupFile = backupFile
     }
 
@@ -33,7 +37,7 @@ final class SQLiteMigration {
     /// database its connection is writing) — when its planned steps include a mapped one and the builder keeps
     /// backups; a backup already made for this version is kept.
     func backUpIfNeeded(_ connection: Connection, plans: [MigrationStepPlan]?, from storedVersion: Int) throws {
-        guard let plans, let backupFile, plans.contains(where: { $0.kind == .mapped }) else { return }
+        guard let backupFile, block != nil || plans?.contains(where: { $0.kind == .mapped }) == true else { return }
         let file = backupFile(storedVersion)
         guard madeBackup != file else { return }
         discardBackup()
@@ -45,6 +49,18 @@ final class SQLiteMigration {
     func discardBackup() {
         if let madeBackup { try? FileManager.default.removeItem(at: madeBackup) }
         madeBackup = nil
+    }
+
+    /// Runs the migration block from `storedVersion` (schema `stored`) to `model`, in the open transaction.
+    func runBlock(
+        _ block: MigrationBlock, stored: [EntityDescription], on connection: Connection, from storedVersion: Int,
+        model: Model, current: [RecordLayout]
+    ) throws -> MigrationReport {
+        let run = try BlockMigrationRun(
+            stored: stored, current: current, scratch: SQLiteMigrationScratch(connection: connection),
+            from: storedVersion, to: model.version, progress: chain.progress)
+        try Migration.run(block, on: run, from: storedVersion, to: model.version)
+        return try run.finish { plan in SQLiteMigrationStep(connection: connection, plan: plan) }
     }
 
     /// Runs planned steps from `storedVersion` to `model`'s version, in the open transaction.

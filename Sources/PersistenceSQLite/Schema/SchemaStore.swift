@@ -32,16 +32,23 @@ enum SchemaStore {
             let seen: StoreGate.Metadata?
             // The version a migration starts from, and its planned steps (`nil` when only the version changes).
             var migrateFrom: Int?
+            var stored: [EntityDescription] = []
             var plans: [MigrationStepPlan]?
             do {
                 seen = try readMetadata(connection)
                 if let seen,
-                    case .migrate(let version, let stored) = try StoreGate.decide(
+                    case .migrate(let version, let storedSchema) = try StoreGate.decide(
                         seen, formats: 1...formatVersion, model: model, current: descriptions)
                 {
                     migrateFrom = version
-                    plans = try migration.plans(
-                        stored: stored, storedVersion: version, model: model, current: mappings.map(\.layout))
+                    stored = storedSchema
+                    // A migration block runs instead of the plan's steps (the builder has one or the other).
+                    plans =
+                        migration.block != nil
+                        ? nil
+                        : try migration.plans(
+                            stored: storedSchema, storedVersion: version, model: model,
+                            current: mappings.map(\.layout))
                     if !dryRun { try migration.backUpIfNeeded(connection, plans: plans, from: version) }
                 }
             } catch {
@@ -55,8 +62,8 @@ enum SchemaStore {
                     continue
                 }
                 let report = try prepareInTransaction(
-                    connection, exists: seen != nil, migrateFrom: migrateFrom, plans: plans, model: model,
-                    mappings: mappings, migration: migration, dryRun: dryRun)
+                    connection, exists: seen != nil, migrateFrom: migrateFrom, stored: stored, plans: plans,
+                    model: model, mappings: mappings, migration: migration, dryRun: dryRun)
                 try connection.execute(dryRun ? "ROLLBACK" : "COMMIT")
                 return report
             } catch {
@@ -89,8 +96,8 @@ enum SchemaStore {
     /// Creates the store when it doesn't `exist`, or migrates it from `migrateFrom` with the steps planned for it, as
     /// the look before the transaction decided (the transaction found the metadata unchanged since).
     private static func prepareInTransaction(
-        _ connection: Connection, exists: Bool, migrateFrom: Int?, plans: [MigrationStepPlan]?, model: Model,
-        mappings: [TableMapping], migration: SQLiteMigration, dryRun: Bool
+        _ connection: Connection, exists: Bool, migrateFrom: Int?, stored: [EntityDescription],
+        plans: [MigrationStepPlan]?, model: Model, mappings: [TableMapping], migration: SQLiteMigration, dryRun: Bool
     ) throws -> MigrationReport? {
         let descriptions = mappings.map(\.layout.entity)
         guard exists else {
@@ -106,7 +113,12 @@ enum SchemaStore {
         }
         guard let storedVersion = migrateFrom else { return nil }
         var report: MigrationReport?
-        if let plans {
+        if let block = migration.block {
+            report = try migration.runBlock(
+                block, stored: stored, on: connection, from: storedVersion, model: model,
+                current: mappings.map(\.layout))
+            try write(connection, "schema", .blob(StoreGate.schemaJSON(descriptions)))
+        } else if let plans {
             report = try migration.run(plans, on: connection, from: storedVersion, model: model)
             try write(connection, "schema", .blob(StoreGate.schemaJSON(descriptions)))
         }

@@ -47,3 +47,8 @@ extension SQLiteConformance: MigrationConformanceBackend {
 func migrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: SQLiteConformance())
 }
+
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.blockChecks)
+func migrationBlockConformance(_ check: MigrationConformanceCheck) async throws {
+    try await check.run(on: SQLiteConformance())
+}

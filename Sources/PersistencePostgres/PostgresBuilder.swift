@@ -74,9 +74,10 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
     /// migration leaves the store as it was. There is no backup copy as on SQLite: PostgreSQL's DDL is
     /// transactional, and backups of a server are the server's (`pg_dump`, replicas).
     public var migrationPlan: MigrationPlan?
-    /// A migration block (see `Migration`): not run by PostgreSQL yet — `create()` refuses a builder with one
-    /// (`invalidConfiguration`) rather than open a store it didn't migrate as SQLite and LMDB would. Describe the
-    /// store's history with a ``migrationPlan``.
+    /// Brings a store written with an older model version up to ``model`` at ``create()`` with code, Realm's way:
+    /// called once with the store's version (see `Migration`), inside the advisory-locked transaction that opens the
+    /// store. The same block gives the same records here as on SQLite and LMDB: what the schema difference can do
+    /// alone is done around it. Give a block or a ``migrationPlan``, not both.
     public var migrationBlock: MigrationBlock?
     /// Called on the opening thread as a migration goes through each step's entities (see ``MigrationProgress``).
     public var migrationProgress: MigrationProgressHandler?
@@ -145,7 +146,8 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
             let report: MigrationReport?
             do {
                 report = try PostgresSchemaStore.prepare(
-                    connection, schema: schema, model: model, tables: tables.all, migration: migration)
+                    connection, schema: schema, model: model, tables: tables.all, migration: migration,
+                    block: migrationBlock)
             } catch {
                 connection.close()
                 throw error
@@ -176,7 +178,8 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
         let connection = try ServerConnection.open(self)
         defer { connection.close() }
         return try PostgresSchemaStore.prepare(
-            connection, schema: schema, model: model, tables: tables.all, migration: migration, dryRun: true)
+            connection, schema: schema, model: model, tables: tables.all, migration: migration, block: migrationBlock,
+            dryRun: true)
     }
 
     /// Deletes this builder's store on the server: its entity tables (as its stored schema lists them), its metadata,
@@ -234,10 +237,11 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
 
     /// Checks every setting before anything connects.
     func validate() throws {
-        guard migrationBlock == nil else {
+        guard migrationPlan == nil || migrationBlock == nil else {
             throw PersistenceError(
                 .invalidConfiguration,
-                "PostgreSQL doesn't run migration blocks yet; describe the store's history with a migrationPlan")
+                "the builder has both a migrationPlan and a migrationBlock; a store's history is described one way: "
+                    + "give the plan's steps mapping models, or the block every version's code")
         }
         guard !host.isEmpty else { throw PersistenceError(.invalidConfiguration, "the host is empty") }
         guard (1...65_535).contains(port) else {

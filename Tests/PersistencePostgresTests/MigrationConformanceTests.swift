@@ -87,13 +87,7 @@ func migrationConformance(_ check: MigrationConformanceCheck) async throws {
     try await check.run(on: PostgresConformance())
 }
 
-/// PostgreSQL doesn't run migration blocks yet: a builder with one is refused before anything reaches the server,
-/// rather than open a store it didn't migrate as SQLite and LMDB would.
-@Test func aMigrationBlockIsRefused() throws {
-    // No server is asked: the address leads nowhere.
-    var builder = try PostgresBuilder(url: "postgres://nobody@127.0.0.1:1/nowhere", model: BlockPeopleV2.model)
-    builder.migrationBlock = BlockPeopleV2.migration
-    let error = expectError(.invalidConfiguration) { _ = try builder.create() }
-    #expect(error?.message.contains("migration blocks") == true)
-    expectError(.invalidConfiguration) { _ = try builder.dryRunMigration() }
+@Test(.timeLimit(.minutes(30)), arguments: MigrationConformanceSuite.blockChecks)
+func migrationBlockConformance(_ check: MigrationConformanceCheck) async throws {
+    try await check.run(on: PostgresConformance())
 }

@@ -17,9 +17,9 @@ package protocol MigrationScratch: AnyObject {
     /// The number of records of a stored entity.
     func sourceCount(_ layout: RecordLayout) throws -> Int
 
-    /// Makes the scratch storage of `entity`, whose records have `newCount` new values and up to `oldCount` old ones;
-    /// called once per entity, before its first record is put.
-    func prepare(_ entity: String, newCount: Int, oldCount: Int) throws
+    /// Makes the scratch storage of `entity`, whose records have keys of `keyType`, `newCount` new values and up to
+    /// `oldCount` old ones; called once per entity, before its first record is put.
+    func prepare(_ entity: String, keyType: AttributeType, newCount: Int, oldCount: Int) throws
     /// Puts a scratch record of `entity`. Unless `replacing`, a record with that key is left as it is and the call
     /// returns `false`.
     func put(_ entity: String, key: Value, new: [Value], old: [Value]?, replacing: Bool) throws -> Bool
@@ -162,7 +162,14 @@ package final class BlockMigrationRun: MigrationBlockRun {
 
     private func put(_ pass: Pass, key: Value, new: [Value], old: [Value]?, replacing: Bool) throws -> Bool {
         if prepared.insert(pass.name).inserted {
-            try scratch.prepare(pass.name, newCount: pass.new?.names.count ?? 0, oldCount: pass.old?.names.count ?? 0)
+            // Keys carried over from the stored records are of the stored key's type; those of objects created
+            // after the entity's data was deleted, of the model's.
+            let layout = (pass.form == .new ? pass.new : pass.old) ?? pass.new ?? pass.old
+            guard let keyType = layout.map({ $0.types[$0.primaryKeyIndex] }) else {
+                throw PersistenceError(.backend, "'\(pass.name)' has no layout")
+            }
+            try scratch.prepare(
+                pass.name, keyType: keyType, newCount: pass.new?.names.count ?? 0, oldCount: pass.old?.names.count ?? 0)
         }
         return try scratch.put(pass.name, key: key, new: new, old: old, replacing: replacing)
     }

@@ -35,14 +35,15 @@ enum PostgresSchemaStore {
     @discardableResult
     static func prepare(
         _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable],
-        migration: MigrationChain, dryRun: Bool = false
+        migration: MigrationChain, block: MigrationBlock? = nil, dryRun: Bool = false
     ) throws -> MigrationReport? {
         try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
         do {
             try connection.execute("SET LOCAL statement_timeout = 0")
             try connection.run("SELECT pg_advisory_xact_lock($1)", [.integer(lockKey(schema: schema))])
             let report = try prepareLocked(
-                connection, schema: schema, model: model, tables: tables, migration: migration, dryRun: dryRun)
+                connection, schema: schema, model: model, tables: tables, migration: migration, block: block,
+                dryRun: dryRun)
             try connection.execute(dryRun ? "ROLLBACK" : "COMMIT")
             return report
         } catch {
@@ -58,7 +59,7 @@ enum PostgresSchemaStore {
 
     private static func prepareLocked(
         _ connection: ServerConnection, schema: String, model: Model, tables: [PostgresTable],
-        migration: MigrationChain, dryRun: Bool
+        migration: MigrationChain, block: MigrationBlock?, dryRun: Bool
     ) throws -> MigrationReport? {
         let descriptions = tables.map(\.layout.entity)
         guard try tableExists(connection, schema: schema, name: metadataTable) else {
@@ -80,7 +81,17 @@ enum PostgresSchemaStore {
         // Every step is planned before anything changes: a step that can't be done is refused with the store as it
         // was.
         var report: MigrationReport?
-        if let plans = try migration.plans(
+        if let block {
+            // The block runs instead of a plan's steps (a builder has one or the other), at every version bump.
+            let run = try BlockMigrationRun(
+                stored: storedSchema, current: tables.map(\.layout),
+                scratch: PostgresMigrationScratch(connection: connection, schema: schema), from: storedVersion,
+                to: model.version, progress: migration.progress)
+            try Migration.run(block, on: run, from: storedVersion, to: model.version)
+            report = try run.finish { plan in PostgresMigrationStep(connection: connection, schema: schema, plan: plan)
+            }
+            try write(connection, schema: schema, "schema", .blob(StoreGate.schemaJSON(descriptions)))
+        } else if let plans = try migration.plans(
             stored: storedSchema, storedVersion: storedVersion, model: model, current: tables.map(\.layout))
         {
             report = try migration.run(plans, from: storedVersion, to: model.version) { plan in

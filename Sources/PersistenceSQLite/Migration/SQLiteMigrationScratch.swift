@@ -68,7 +68,7 @@ final class SQLiteMigrationScratch: MigrationScratch {
         return table
     }
 
-    func prepare(_ entity: String, newCount: Int, oldCount: Int) throws {
+    func prepare(_ entity: String, keyType: AttributeType, newCount: Int, oldCount: Int) throws {
         let table = "temp." + quote("persistence_block_" + entity)
         let columns = (0..<newCount).map { ", n\($0)" } + (0..<oldCount).map { ", o\($0)" }
         try connection.execute("DROP TABLE IF EXISTS \(table)")

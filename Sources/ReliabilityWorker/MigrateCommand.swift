@@ -4,7 +4,8 @@ import PersistenceLMDB
 import PersistenceSQLite
 
 /// `migrate`: a store of `MigrantV1` records (`--seed N` writes them), migrated to `MigrantV2` when opened — on
-/// encrypted LMDB by a migration block, on SQLite by a migration plan with a mapping model — and killed at random
+/// encrypted LMDB by a migration block, on SQLite by a migration plan with a mapping model, or the other way round
+/// (`--swapped`) — and killed at random
 /// points by the test; `--check` prints which schema the store is in and whether every record is exactly as that
 /// schema's version of it must be.
 struct Migrate: ParsableCommand {
@@ -29,6 +30,13 @@ struct Migrate: ParsableCommand {
             creates a companion per migrant (the model of version 2 has them).
             """)
     var grows = false
+
+    @Flag(
+        help: """
+            Swap the migration's forms: LMDB migrates by the migration plan (a mapping model), SQLite by the \
+            migration block.
+            """)
+    var swapped = false
 
     static let passphrase = "migrate"
 
@@ -56,14 +64,26 @@ struct Migrate: ParsableCommand {
         case .sqlite:
             var builder = SQLiteBuilder(databaseName: StoreOptions.databaseName, model: model)
             builder.directory = url
-            if migrating { builder.migrationPlan = MigrantV2.plan }
+            if migrating {
+                if swapped {
+                    builder.migrationBlock = MigrantV2.migration
+                } else {
+                    builder.migrationPlan = MigrantV2.plan
+                }
+            }
             return try work.run(builder.create())
         case .lmdb, .lmdbPlain:
             var builder = LMDBBuilder(
                 databaseName: StoreOptions.databaseName, passphrase: Self.passphrase, model: model)
             builder.directory = url
             builder.keyDerivation = .scrypt(logN: 10, blockSize: 8, parallelism: 1)
-            if migrating { builder.migrationBlock = grows ? MigrantV2.growingMigration : MigrantV2.migration }
+            if migrating {
+                if swapped {
+                    builder.migrationPlan = MigrantV2.plan
+                } else {
+                    builder.migrationBlock = grows ? MigrantV2.growingMigration : MigrantV2.migration
+                }
+            }
             // Not when seeding: one write of every record would fill a map that small.
             if grows && seed == nil { builder.initialMapSize = 1 << 20 }
             return try work.run(builder.create())

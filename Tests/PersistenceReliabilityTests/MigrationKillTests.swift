@@ -39,6 +39,16 @@ struct MigrationKillTests {
         try killLoop(backend: backend, kills: max(50, ReliabilitySize.kills), records: Self.records(backend))
     }
 
+    /// The same loop with each backend's other form of migration: a mapping model on encrypted LMDB, a migration block
+    /// on SQLite (`RELIABILITY_MIGRATION_RECORDS` records on both).
+    @Test(
+        "the store is fully old or fully migrated after every kill, each backend migrating the other way",
+        arguments: ["lmdb", "sqlite"])
+    func killLoopOfTheOtherForm(backend: String) throws {
+        try killLoop(
+            backend: backend, kills: ReliabilitySize.kills, records: Self.records("lmdb"), options: ["--swapped"])
+    }
+
     /// Records in the LMDB store migrated from a small map: `RELIABILITY_GROWTH_MIGRATION_RECORDS` (2,000 by default).
     static var growthRecords: Int {
         ProcessInfo.processInfo.environment["RELIABILITY_GROWTH_MIGRATION_RECORDS"].flatMap { Int($0) } ?? 2_000
@@ -95,6 +105,13 @@ struct MigrationKillTests {
                 try #require(leftovers.isEmpty, "round \(round): a partial copy survived an open: \(leftovers)")
                 if summary.state == "old" {
                     try #require(!output.contains { $0.hasPrefix("migrated") }, "an acknowledged migration was lost")
+                }
+                // An encrypted store holds no value in plaintext, whatever the kill interrupted (every note begins
+                // "note <id> ").
+                if backend == "lmdb" {
+                    let bytes = try Data(contentsOf: store.appendingPathComponent(file))
+                    try #require(
+                        bytes.range(of: Data("note 1".utf8)) == nil, "round \(round): a value is on disk in plaintext")
                 }
                 outcomes[summary.state, default: 0] += 1
             }

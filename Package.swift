@@ -382,6 +382,8 @@ let package = Package(
             dependencies: [
                 "PersistenceTestProcesses",
                 "PersistenceCore", "PersistencePostgres", "PersistenceTesting", "ReliabilityWorker",
+                // The migration written once and run on every backend (MigrationOnEveryBackendTests).
+                "PersistenceSQLite", "PersistenceLMDB",
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings

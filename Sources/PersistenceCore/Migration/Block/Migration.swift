@@ -28,11 +28,13 @@ public typealias MigrationBlock = @Sendable (_ migration: Migration, _ oldSchema
 /// }
 /// ```
 ///
-/// Everything — the block's changes, the schema's, every record rewritten (sealed with the store's key and fresh
-/// nonces when it is encrypted), indexes and the new version — becomes the store's at once, or nothing does: an error
-/// the block throws, a record the new schema refuses, or a crash leaves the store as it was. What the migration
-/// writes goes to databases of its own, in steps that each commit, and one last small write switches the store to
-/// them: memory doesn't grow with the store. A `Migration` is only valid while the block runs.
+/// Everything — the block's changes, the schema's, every record rewritten (on encrypted LMDB, sealed with the store's
+/// key and fresh nonces), indexes and the new version — becomes the store's at once, or nothing does: an error the
+/// block throws, a record the new schema refuses, or a crash leaves the store as it was. While the block runs, the
+/// stored records are only read; what it writes waits in storage of the migration's own (LMDB: databases written in
+/// steps that each commit, then switched to by one last small write; SQLite and PostgreSQL: temporary tables in the
+/// transaction that opens the store): memory doesn't grow with the store. A `Migration` is only valid while the
+/// block runs.
 public final class Migration {
     let run: any MigrationBlockRun
     /// Whether the migration block is still running.

@@ -336,9 +336,15 @@ package final class BlockMigrationRun: MigrationBlockRun {
             let pass = try pass(name)
             fills[name] = { insert in try self.fill(pass, insert) }
         }
-        let runner = MigrationStepRunner(
-            backend: try backend(step), plan: step, progress: progress, fills: fills)
-        let stepReport = try runner.run()
+        let storage = try backend(step)
+        let stepReport = try MigrationStepRunner(backend: storage, plan: step, progress: progress, fills: fills).run()
+        // The runner moves the aliases of entities it copied by inference; those the block's run wrote, here.
+        for name in filled.sorted() {
+            guard let old = try pass(name).old?.entity.name, old != name else { continue }
+            try step.failing("renaming the aliases of '\(old)' to '\(name)'") {
+                try storage.renameAliasTargets(from: old, to: name)
+            }
+        }
         if !prepared.isEmpty { try scratch.drop() }
         return MigrationReport(
             fromVersion: fromVersion, toVersion: toVersion,

@@ -21,6 +21,9 @@ enum MigrationBlockChecks {
         MigrationConformanceCheck("block: objects follow the rules") { try objectRules($0) },
         MigrationConformanceCheck("block: progress is reported per entity") { try progress($0) },
         MigrationConformanceCheck("block: a plan and a block together are refused") { try planAndBlock($0) },
+        MigrationConformanceCheck("block: aliases follow an entity renamed by its renaming identifier") {
+            try aliasesFollow($0)
+        },
         MigrationConformanceCheck("block: cancelling an async open rolls the migration back") {
             try await cancelling($0)
         },
@@ -328,6 +331,33 @@ enum MigrationBlockChecks {
         #expect(people.last?.fractionCompleted == 1)
         try expectV3(db, karma: 10, count: 2_500)
         try db.close()
+    }
+
+    static func aliasesFollow(_ stores: MigrationStores) throws {
+        try stores.seed("Items", Model(version: 1, entities: [ItemV1.Item.self])) { db in
+            try db.create(ItemV1.items)
+            try db.write { context in
+                try context.setAlias("favourite", to: ItemV1.Item.self, id: 2)
+                try context.setAlias("top", to: ItemV1.Item.self, ids: [3, 1])
+            }
+        }
+        // The block rewrites the renamed entity's records (named by its old name): its run writes them itself.
+        let opened = try stores.open("Items", Model(version: 2, entities: [ItemV2.RenamedEntity.self])) {
+            migration, _ in
+            try migration.enumerateObjects(ofType: "Item") { _, new in
+                try new?.set("name", to: (try new?.string("name") ?? "").uppercased())
+            }
+        }
+        let (favourite, top) = try opened.database.read { context in
+            (
+                try context.alias("favourite", as: ItemV2.RenamedEntity.self),
+                try context.aliasList("top", as: ItemV2.RenamedEntity.self)
+            )
+        }
+        #expect(favourite?.name == "TWO")
+        #expect(top.map(\.id) == [3, 1])
+        #expect(try opened.database.verify().isSound)
+        try opened.database.close()
     }
 
     static func planAndBlock(_ stores: MigrationStores) throws {

@@ -310,15 +310,18 @@ clean:
 
 # Benchmarks: a package of its own in Benchmarks/ (its own .build), so the root build never sees GRDB or the benchmark
 # tooling. Empty variables leave the tool's defaults: N = 100,000 records, 5 runs, 1,000 single-record commits per
-# observation variant (O1, O2), 1,000,000 records in the store tool's rows (T1–T3), every workload.
+# observation variant (O1, O2), 1,000,000 records in the store tool's rows (T1–T3) and in the migrations in child
+# processes (M2, M3: MIGRATION_ROWS), every workload.
 BENCH_PACKAGE := Benchmarks
 N ?=
 RUNS ?=
 COMMITS ?=
 TOOL_ROWS ?=
+MIGRATION_ROWS ?=
 ONLY ?=
 COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS),--commits $(COMMITS)) \
-	$(if $(TOOL_ROWS),--tool-rows $(TOOL_ROWS)) $(if $(ONLY),--only $(ONLY))
+	$(if $(TOOL_ROWS),--tool-rows $(TOOL_ROWS)) $(if $(MIGRATION_ROWS),--migration-rows $(MIGRATION_ROWS)) \
+	$(if $(ONLY),--only $(ONLY))
 # T1–T3 run the root package's `persistence` executable as users run it: its release binary, a child process. It is
 # built through the Benchmarks package (which depends on the root by path): the same sources in release, in the
 # build directory that already holds every library it links (a root build of its own would compile SwiftNIO,
@@ -336,7 +339,7 @@ SMOKE_BUILD := $(SWIFT) build --package-path $(BENCH_PACKAGE) --scratch-path $(C
 SMOKE_BIN = $$($(SMOKE_BUILD) --show-bin-path)
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := .build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 RS1/insert RS1/fetch-indexed RS1/delete-all RS2/query RS2/delete-all R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 O1 O2 Y1 Y2 Y3 T1 T2 T3
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 RS1/insert RS1/fetch-indexed RS1/delete-all RS2/query RS2/delete-all R1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 M3 O1 O2 Y1 Y2 Y3 T1 T2 T3
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps

@@ -9,11 +9,11 @@
 # and the ratio to raw's in place of seconds. Counts are exact for a given binary and input: a regression shows as a
 # number that moves, not as noise.
 #
-# Not counted: M (memory), M2, S8's and O2's phases (child processes or latencies, not work done in the process), O1
-# and P7 (commit costs bound by fsync and the server), Y1–Y3 (sync: the timing thread only waits while the stores'
-# and SwiftNIO's threads work, so its count says nothing — 13 instructions per record for ours — and Y3's HTTP requests
-# time out under valgrind), PostgreSQL's side of P1–P6 (another process), and raw postgres-nio's (its event loop's
-# threads): P1–P6 have ours' client work only.
+# Not counted: M (memory), M2, M3, S8's LMDB rows, S8's and O2's phases (child processes or latencies, not work done
+# in the process), O1 and P7 (commit costs bound by fsync and the server), Y1–Y3 (sync: the timing thread only waits
+# while the stores' and SwiftNIO's threads work, so its count says nothing — 13 instructions per record for ours — and
+# Y3's HTTP requests time out under valgrind), PostgreSQL's side of P1–P6 (another process), and raw postgres-nio's
+# (its event loop's threads): P1–P6 have ours' client work only.
 #
 #   scripts/instructions.sh                   every workload at N=20000 (N1: 2 reads of the table)
 #   N=5000 ONLY=S2,D1 scripts/instructions.sh

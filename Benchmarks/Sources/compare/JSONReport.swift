@@ -1,10 +1,11 @@
 import Foundation
 import Workloads
 
-/// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]`; memory rows (M, M2) add `rows`,
-/// `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and M2 rows `open_s`,
-/// `pass_s` and `commit_s` (medians of each phase; they add up to about `median_s`). S8 rows add `rows` and the
-/// same three phases: before the copy of the rows, the copy, and the rest (index build and commit). O1 rows add
+/// Writes the rows as `[{"workload", "impl", "median_s", "ratio_vs_raw"}]`; memory rows (M, M2, M3, S8 on LMDB) add
+/// `rows`, `peak_rss_mib`, `anon_peak_mib` and `file_peak_mib`, and the migrations' `anon_growth_mib` (the peak
+/// above the anonymous memory before the migration), `open_s`, `pass_s` and `commit_s` (medians of each phase; they
+/// add up to about `median_s`). S8's SQLite rows add `rows` and the same three phases: before the copy of the rows,
+/// the copy, and the rest (index build and commit). O1 rows add
 /// `commits`, `observers`, `ratio_vs_unobserved` (of the totals), `commit_median_s` and `commit_ratio_vs_unobserved`;
 /// O2 rows `commits` (every run's), `p99_s` (`median_s` is the median latency from the start of the write),
 /// `after_return_median_s`, `after_return_p99_s` and `write_median_s`. R1 rows add `rows` (stored before the
@@ -40,6 +41,9 @@ enum JSONReport {
                 ]
             } else if let records = row.records {
                 fields.append("\"rows\": \(records)")
+            }
+            if let growth = row.anonymousGrowthKiB {
+                fields.append("\"anon_growth_mib\": \(number(Double(growth) / 1024))")
             }
             if let figures = row.reconcile {
                 fields += [

@@ -22,7 +22,7 @@ struct MappingMigrationHarness {
         let started = ContinuousClock.now
         try MappingMigrationSubject.seed(directory: seed, generator: generator)
         progress("S8: seeded \(rows.grouped) records in \(started.duration(to: .now).seconds.secondsText) s")
-        let expected = try Checksum.mapped(generator)
+        let expected = try MigrationChange.mapping.expectedChecksum(generator)
 
         var results = Array(repeating: [MappingMigrationRun](), count: subjects.count)
         for round in 0..<runs {

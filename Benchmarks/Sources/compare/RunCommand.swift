@@ -30,7 +30,11 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Records the memory workload (M) iterates; 0 skips it.")
     var memoryRows = 1_000_000
 
-    @Option(help: "Records the migration workload (M2) migrates; 0 skips it. Ours also migrates a tenth as many.")
+    @Option(
+        help: """
+            Records the migration workloads M2 (a block on SQLite, plain and encrypted LMDB) and M3 (S8's mapping on \
+            LMDB: memory) migrate; 0 skips them. M2's ours-encrypted also migrates a tenth as many.
+            """)
     var migrationRows = 1_000_000
 
     @Option(help: "Records the aggregate workload (A1) queries; 0 skips it.")
@@ -73,7 +77,8 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, O1, O2, \
+            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, M3, O1, \
+            O2, 
             Y1–Y3, T1–T3); all when omitted. \
             P1–P7 and Y1–Y3 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \
             `persistence` binary (--tool-binary).
@@ -178,6 +183,7 @@ struct RunCommand: ParsableCommand {
                 rows += try RealmSuiteHarness(runs: runs, scratch: scratch).measureStudents(realmStudents)
             } else if id == .s8 {
                 rows += try MappingMigrationHarness(rows: n, runs: runs, scratch: scratch).measure()
+                rows += try MigrationHarness.mapping(id.rawValue, rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .r1 {
                 rows += try ReconcileHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .g1 {
@@ -190,7 +196,12 @@ struct RunCommand: ParsableCommand {
             } else if id == .m, memoryRows > 0 {
                 rows += try MemoryHarness(rows: memoryRows, scratch: scratch).measure()
             } else if id == .m2, migrationRows > 0 {
-                rows += try MigrationHarness(rows: migrationRows, runs: runs, scratch: scratch).measure()
+                let harness = MigrationHarness.block(rows: migrationRows, runs: runs, scratch: scratch)
+                rows += try harness.measure()
+                rows.append(try harness.measureTenth())
+            } else if id == .m3, migrationRows > 0 {
+                rows += try MigrationHarness.mapping(id.rawValue, rows: migrationRows, runs: runs, scratch: scratch)
+                    .measure()
             } else if id == .o1, commits > 0 {
                 rows += try ObservationHarness(commits: commits, runs: runs, scratch: scratch).measureCommitCost()
             } else if id == .o2, commits > 0 {

@@ -33,6 +33,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case k = "K"
     case m = "M"
     case m2 = "M2"
+    case m3 = "M3"
     case o1 = "O1"
     case o2 = "O2"
     case y1 = "Y1"

@@ -19,12 +19,16 @@ enum PersonCodec {
         buffer.removeAll(keepingCapacity: true)
         append(UInt64(bitPattern: Int64(age)), to: &buffer)
         append(score.bitPattern, to: &buffer)
-        for text in texts {
-            var text = text
-            text.withUTF8 { bytes in
-                append(UInt32(bytes.count), to: &buffer)
-                buffer.append(contentsOf: bytes)
-            }
+        for text in texts { append(text, to: &buffer) }
+    }
+
+    /// Appends `text` as a 4-byte length and its UTF-8 bytes.
+    @inline(__always)
+    static func append(_ text: String, to buffer: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes in
+            append(UInt32(bytes.count), to: &buffer)
+            buffer.append(contentsOf: bytes)
         }
     }
 

@@ -55,13 +55,14 @@ public enum MappingMigrationSubject: String, CaseIterable, Sendable {
             let connection = try RawSQLiteConnection(path: file.path)
             try connection.execute("PRAGMA journal_mode = WAL")
             try connection.execute("PRAGMA synchronous = FULL")
-            try connection.rebuildPersonTable(clock: clock)
+            try connection.rebuildPersonTable(
+                MappedPerson.rebuiltTable, beginCopy: clock.beginCopy, endCopy: clock.endCopy)
             (run.seconds, run.secondsBeforeCopy, run.secondsInCopy) = clock.finish()
             try SQLiteDurability.check(connection.integer("PRAGMA synchronous"), rawValue)
         case .ours, .oursWithBackup:
-            var builder = SQLiteBuilder(databaseName: Self.databaseName, model: Self.version2)
+            var builder = SQLiteBuilder(databaseName: Self.databaseName, model: MappedPerson.version2)
             builder.directory = directory
-            builder.migrationPlan = Self.plan
+            MappedPerson.configure(&builder)
             // The timed row leaves the backup out: it is a copy of the whole store (SQLite's online backup), which
             // the raw rebuild doesn't make either. `ours+backup` times the builder's default.
             builder.backsUpBeforeHeavyweightMigration = self == .oursWithBackup
@@ -82,13 +83,15 @@ public enum MappingMigrationSubject: String, CaseIterable, Sendable {
             try verify.expect(
                 backup == (self == .oursWithBackup), backup ? "a backup was made" : "no backup was made")
             var checksum = Checksum()
-            try db.read { context in try context.forEach(MappedPerson.self, query: Query()) { checksum.add($0) } }
+            try db.read { context in
+                try context.forEach(MappedPerson.self, query: Query()) { $0.add(to: &checksum) }
+            }
             libraryChecksum = checksum
-            run.spotChecked = try Self.spotCheck(db, generator: generator, verify)
+            run.spotChecked = try db.spotCheckMigrated(MappedPerson.self, generator: generator, verify)
         }
         let reader = try RawSQLiteConnection(path: file.path)
-        try reader.verifyMappedSchema(verify)
-        try reader.forEachMappedPerson(verify) { run.checksum.add($0) }
+        try reader.verifyMigratedSchema(MappedPerson.rebuiltTable, verify)
+        try reader.forEachMigrated(MappedPerson.self, verify) { $0.add(to: &run.checksum) }
         if let libraryChecksum {
             try verify.expect(libraryChecksum, equals: run.checksum, "records read through the library")
         }
@@ -97,51 +100,4 @@ public enum MappingMigrationSubject: String, CaseIterable, Sendable {
 
     /// Version 1: the model the store is seeded with.
     private static let version1 = Model(version: 1, entities: [Person.self])
-    /// Version 2: the builder's model when migrating.
-    private static let version2 = Model(version: 2, entities: [MappedPerson.self])
-
-    /// The app's plan at version 2: version 1 as shipped, and the mapping model of the step. `email` is removed
-    /// and `karma` takes its declared default without being named: only the transform needs code.
-    private static let plan = MigrationPlan(
-        models: [version1],
-        mappings: [
-            MappingModel(
-                from: 1, to: 2,
-                [
-                    .transform(
-                        "Person",
-                        [
-                            "score": .value { source in
-                                guard let points = try source.double("score"),
-                                    let hundredths = MappedPerson.scoreInHundredths(points)
-                                else { throw UnmappableScore() }
-                                return hundredths
-                            }
-                        ])
-                ])
-        ])
-
-    /// A stored score the transform can't turn into hundredths (never one the generator makes).
-    struct UnmappableScore: Error {}
-
-    /// Looks up a sample of records by the rebuilt `name` index through the library and checks them against the
-    /// generator. Returns how many records were checked.
-    private static func spotCheck(_ db: SQLiteDatabase, generator: PersonGenerator, _ verify: Verifier) throws -> Int {
-        let nameNumbers = generator.randomNameNumbers(min(20, generator.distinctNames), stream: 5)
-        return try db.read { context in
-            var checked = 0
-            for number in nameNumbers {
-                let name = generator.name(number: number)
-                let found = try context.recover(MappedPerson.self, key: "name", value: name)
-                let expected = generator.ids(withNameNumber: number).compactMap {
-                    MappedPerson(mapping: generator.person(id: $0))
-                }
-                try verify.expect(
-                    Set(found) == Set(expected) && found.count == expected.count,
-                    "records named \(name): expected \(expected.count), found \(found.count) or other records")
-                checked += found.count
-            }
-            return checked
-        }
-    }
 }

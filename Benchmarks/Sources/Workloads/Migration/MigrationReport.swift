@@ -10,6 +10,9 @@ public struct MigrationReport: Codable, Sendable {
     /// Seconds of the pass over the records: opening, decoding, rewriting, sealing and putting every record (for
     /// ours, rebuilding the index too). What follows it, to the end of the timed operation, is the commit.
     public var secondsInPass: Double?
+    /// Anonymous (heap) resident memory just before the timed migration began, in KiB: what the peak is judged
+    /// against (`nil` where not measured).
+    public var anonymousBeforeKiB: Int?
     /// Records read back whose added attribute doesn't hold its declared default.
     public var wrongDefaults = 0
     /// Records also looked up by id and by the indexed name, and found as the generator predicts.

@@ -9,6 +9,7 @@ final class MigrationSampler: Sendable {
     private struct State {
         var probe = MemoryProbe()
         var report = MemoryReport()
+        var anonymousBeforeKiB: Int?
         var started: ContinuousClock.Instant?
         var passStarted: ContinuousClock.Instant?
         var passEnded: ContinuousClock.Instant?
@@ -16,9 +17,12 @@ final class MigrationSampler: Sendable {
 
     private let state = Mutex(State())
 
-    /// Marks the start of the timed operation.
+    /// Marks the start of the timed operation, keeping the anonymous memory before it.
     func start() {
-        state.withLock { $0.started = ContinuousClock.now }
+        state.withLock { state in
+            state.anonymousBeforeKiB = state.probe.sample().anonymousKiB
+            state.started = ContinuousClock.now
+        }
     }
 
     /// Marks the start of the pass over the records, once: keeps the peak so far (opening; for ours the Argon2id key
@@ -52,18 +56,20 @@ final class MigrationSampler: Sendable {
         }
     }
 
-    /// Ends the measurement: the figures since ``beginPass()`` (`VmHWM` included); the seconds from ``start()`` to
-    /// ``beginPass()`` and from there to ``endPass()``, `nil` when they weren't marked.
-    func finish() -> (memory: MemoryReport, secondsBeforePass: Double?, secondsInPass: Double?) {
+    /// Ends the measurement of a migration that took `seconds`: into `report`, the memory figures since
+    /// ``beginPass()`` (`VmHWM` included), the anonymous memory before ``start()``, and the seconds from ``start()``
+    /// to ``beginPass()`` and from there to ``endPass()``, `nil` when they weren't marked.
+    func finish(into report: inout MigrationReport, seconds: Double) {
         state.withLock { state in
             let end = state.probe.sample()
             state.report.peakKiB = end.peakKiB
             state.report.anonymousPeakKiB = max(state.report.anonymousPeakKiB, end.anonymousKiB)
             state.report.filePeakKiB = max(state.report.filePeakKiB, end.fileKiB)
-            return (
-                state.report, Self.seconds(from: state.started, to: state.passStarted),
-                Self.seconds(from: state.passStarted, to: state.passEnded)
-            )
+            report.memory = state.report
+            report.memory.seconds = seconds
+            report.anonymousBeforeKiB = state.anonymousBeforeKiB
+            report.secondsBeforePass = Self.seconds(from: state.started, to: state.passStarted)
+            report.secondsInPass = Self.seconds(from: state.passStarted, to: state.passEnded)
         }
     }
 

@@ -1,12 +1,13 @@
 import RawLMDB
 
 extension RawLMDBStore {
-    /// M2's raw migration, in one write transaction: reads every record, opens it, decodes it into a ``Person``,
-    /// renames `bio` to `about` (the encoding is positional, so the rename is the field moving to the new type),
-    /// appends `karma`, re-encodes, seals it again (with a fresh nonce when sealed) and puts it back in place with
-    /// `mdb_cursor_put(MDB_CURRENT)`, then commits. The `name` index is left as it is: neither the name nor the key
-    /// changes. Returns how many records were rewritten.
-    func migrate(karma: Int, sampler: MigrationSampler? = nil) throws -> Int {
+    /// The raw migration of M2 and S8 on LMDB, in one write transaction: reads every record, opens it, decodes it
+    /// into a ``Person``, makes the version-2 `Record` of it (M2: `about` where `bio` was — the encoding is
+    /// positional, so the rename is the field moving to the new type — and `karma` appended; S8: `score` in
+    /// hundredths, `email` left out, `karma` appended), encodes that, seals it again (with a fresh nonce when
+    /// sealed) and puts it back in place with `mdb_cursor_put(MDB_CURRENT)`, then commits. The `name` index is left
+    /// as it is: neither the name nor the key changes. Returns how many records were rewritten.
+    func migrate<Record: MigratedRecord>(to type: Record.Type, sampler: MigrationSampler? = nil) throws -> Int {
         let dbi = environment.dbi
         var buffer: [UInt8] = []
         buffer.reserveCapacity(512)
@@ -23,7 +24,8 @@ extension RawLMDBStore {
                 let person = try cipher.opened(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)) {
                     try PersonCodec.decode(id: id, $0)
                 }
-                PersonCodec.encode(MigratedPerson(migrating: person, karma: karma), into: &buffer)
+                guard let record = Record.migrated(from: person) else { throw PersonCodec.Malformed() }
+                Record.encode(record, into: &buffer)
                 // The key is copied out of the map: the put may move the page it points into.
                 var keyBits = PersonCodec.key(id)
                 try withUnsafeMutableBytes(of: &keyBits) { keyBytes in
@@ -46,14 +48,14 @@ extension RawLMDBStore {
     }
 
     /// Calls `body` with every record of a migrated store, in key order, decoded in the version-2 layout.
-    func forEachMigrated(_ body: (MigratedPerson) throws -> Void) throws {
+    func forEachMigrated<Record: MigratedRecord>(_ type: Record.Type, _ body: (Record) throws -> Void) throws {
         let dbi = environment.dbi
         try environment.read { transaction in
             try RawLMDBEnvironment.forEach(in: transaction, dbi) { key, value in
                 let id = try PersonCodec.id(UnsafeRawBufferPointer(start: key.mv_data, count: key.mv_size))
                 try body(
                     cipher.opened(UnsafeRawBufferPointer(start: value.mv_data, count: value.mv_size)) {
-                        try PersonCodec.decodeMigrated(id: id, $0)
+                        try Record.decode(id: id, $0)
                     })
             }
         }

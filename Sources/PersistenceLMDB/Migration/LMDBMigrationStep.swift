@@ -70,6 +70,8 @@ final class LMDBMigrationStep: MigrationStepBackend {
     private var sources: [String: EntityStore] = [:]
     /// Each destination entity's records: its new database, or its kept source's.
     private var destinations: [String: EntityStore] = [:]
+    /// Destination entities that keep their source's records database (looked up at every write).
+    private let keptDestinations: Set<String>
     /// Kept destinations copied into a database of the step's own, because mapping code changed them.
     private var copied: Set<String> = []
     /// The records custom mappings created, for their `fixReferences`: `mapping · sequence` → entity and key.
@@ -81,6 +83,7 @@ final class LMDBMigrationStep: MigrationStepBackend {
         self.steps = steps
         self.plan = plan
         self.tag = tag
+        keptDestinations = Set(plan.destinations.filter { $0.keptSource != nil }.map(\.name))
         let names = steps.names
         for layout in plan.source {
             sources[layout.entity.name] = try EntityStore(
@@ -168,8 +171,8 @@ final class LMDBMigrationStep: MigrationStepBackend {
     /// into one of the step's own (the stored records as they are: same entity, same keys, still sealed).
     private func writableStore(_ entity: String) throws -> EntityStore {
         let current = try store(entity, source: false)
-        guard let destination = plan.destinations.first(where: { $0.name == entity }), destination.keptSource != nil,
-            !copied.contains(entity)
+        guard keptDestinations.contains(entity), !copied.contains(entity),
+            let destination = plan.destinations.first(where: { $0.name == entity })
         else { return current }
         let own = try EntityStore(
             layout: destination.layout, names: ownName, environment: writer.environment, transaction: transaction)

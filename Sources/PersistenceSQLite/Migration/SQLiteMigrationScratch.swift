@@ -10,6 +10,8 @@ final class SQLiteMigrationScratch: MigrationScratch {
     let connection: Connection
     /// Each prepared entity's table and its number of new and old value columns.
     private var tables: [String: (table: String, new: Int, old: Int)] = [:]
+    /// Each prepared entity's insert statements, replacing and not: their SQL, made once.
+    private var insertSQL: [String: (replacing: String, keeping: String)] = [:]
     /// Statements prepared for this run only, by SQL.
     private var statements: [String: Statement] = [:]
 
@@ -74,13 +76,19 @@ final class SQLiteMigrationScratch: MigrationScratch {
         try connection.execute("DROP TABLE IF EXISTS \(table)")
         try connection.execute("CREATE TABLE \(table) (k PRIMARY KEY, created INTEGER NOT NULL\(columns.joined()))")
         tables[entity] = (table, newCount, oldCount)
+        let placeholders = Array(repeating: ", ?", count: newCount + oldCount).joined()
+        insertSQL[entity] = (
+            "INSERT OR REPLACE INTO \(table) VALUES (?, ?\(placeholders))",
+            "INSERT OR IGNORE INTO \(table) VALUES (?, ?\(placeholders))"
+        )
     }
 
     func put(_ entity: String, key: Value, new: [Value], old: [Value]?, replacing: Bool) throws -> Bool {
-        let (table, newCount, oldCount) = try table(entity)
-        let placeholders = Array(repeating: ", ?", count: newCount + oldCount).joined()
-        let statement = try statement(
-            "INSERT OR \(replacing ? "REPLACE" : "IGNORE") INTO \(table) VALUES (?, ?\(placeholders))")
+        let (_, newCount, oldCount) = try table(entity)
+        guard let sql = insertSQL[entity] else {
+            throw PersistenceError(.backend, "the migration has no scratch table for '\(entity)'")
+        }
+        let statement = try statement(replacing ? sql.replacing : sql.keeping)
         defer { statement.reset() }
         try statement.bind(key, at: 1)
         try statement.bind(.integer(old == nil ? 1 : 0), at: 2)
@@ -132,5 +140,6 @@ final class SQLiteMigrationScratch: MigrationScratch {
         statements.removeAll()
         for (_, table) in tables { try connection.execute("DROP TABLE IF EXISTS \(table.table)") }
         tables.removeAll()
+        insertSQL.removeAll()
     }
 }

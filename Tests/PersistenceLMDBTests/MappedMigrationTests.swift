@@ -263,4 +263,60 @@ struct MappedMigrationTests {
             #expect(report.isSound, "\(report)")
         }
     }
+
+    /// The physical name of the database of Note's index on `attribute`.
+    func indexDatabase(_ directory: URL, _ version: Int, encrypted: Bool, on attribute: String) throws -> String {
+        let names = try inspect(directory, encrypted: encrypted, version: version).names
+        return try #require(names.first { $0.hasPrefix(DatabaseNames.index(.on(attribute), of: "Note")) }, "\(names)")
+    }
+
+    /// A transform leaving `tag` and the key alone keeps the stored `tag` index's database (no walk builds it); an
+    /// index whose attribute a closure maps, or one of an entity mapping code changes, is built anew — and every
+    /// index answers as the records say.
+    @Test(arguments: [true, false])
+    func anIndexTheMappingProvablyLeavesAloneIsKept(encrypted: Bool) throws {
+        enum Change { case none, tagMapped, recordUpdated }
+        for change in [Change.none, .tagMapped, .recordUpdated] {
+            try withTemporaryDirectory { directory in
+                try seed(directory, encrypted: encrypted, count: 700)
+                let stored = try indexDatabase(directory, 1, encrypted: encrypted, on: "tag")
+                var attributes: [String: AttributeMapping] = [
+                    "text": .value { source in try source.string("body") ?? "" },
+                    "words": .value { source in try (source.string("body") ?? "").split(separator: " ").count },
+                ]
+                if change == .tagMapped {
+                    attributes["tag"] = .value { source in try (source.string("tag") ?? "") + "!" }
+                }
+                var mappings: [EntityMapping] = [.transform("Note", attributes)]
+                if change == .recordUpdated {
+                    // Mapping code outside the transform changes one record's `tag`.
+                    mappings.append(
+                        .custom(
+                            nil, to: nil,
+                            policy: EntityMigrationPolicy(finish: { context in
+                                var note = try #require(try context.destinationRecord("Note", id: Int64(3)))
+                                try note.set("tag", to: "moved")
+                                try context.update(note)
+                            })))
+                }
+                let plan = MigrationPlan(
+                    models: [Model(version: 1, entities: [V1.Note.self]), Model(version: 2, entities: [V2.Note.self])],
+                    mappings: [MappingModel(from: 1, to: 2, mappings)])
+                let db = try builder(directory, 2, encrypted: encrypted, plan: plan).create()
+                let suffix = change == .tagMapped ? "!" : ""
+                let moved = change == .recordUpdated ? 1 : 0
+                #expect(
+                    try db.count(V2.Note.self, where: Field("tag") == "t3\(suffix)")
+                        == (1...700).filter { $0 % 7 == 3 }.count - moved)
+                #expect(try db.count(V2.Note.self, where: Field("tag") == "moved") == moved)
+                #expect(try db.count(V2.Note.self, where: Field("tag") == "t4") == (change == .tagMapped ? 0 : 100))
+                #expect(try db.count(V2.Note.self, where: Field("words") == 4) == 700)
+                let verification = try db.verify()
+                #expect(verification.isSound, "\(verification)")
+                try db.close()
+                let after = try indexDatabase(directory, 2, encrypted: encrypted, on: "tag")
+                #expect((after == stored) == (change == .none), "\(change): \(stored) → \(after)")
+            }
+        }
+    }
 }

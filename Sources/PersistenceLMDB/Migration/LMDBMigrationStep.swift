@@ -78,12 +78,19 @@ final class LMDBMigrationStep: MigrationStepBackend {
     private var tracking: MDB_dbi?
     private var trackedCounts: [Int: Int] = [:]
     private var trackedSequence: UInt64 = 0
+    /// The indexes of mapped destination entities whose entries the step's filling provably leaves as they are in
+    /// the source entity of the same name: by entity (``unchangedIndexes(_:)``).
+    private let unchangedIndexes: [String: Set<Index>]
+    /// Destination entities mapping code wrote to besides the filling the plan describes (`context.insert`,
+    /// `update`, `delete`): their indexes are all built anew.
+    private var changedByMappingCode: Set<String> = []
 
     fileprivate init(steps: LMDBMigrationSteps, plan: MigrationStepPlan, tag: String) throws {
         self.steps = steps
         self.plan = plan
         self.tag = tag
         keptDestinations = Set(plan.destinations.filter { $0.keptSource != nil }.map(\.name))
+        unchangedIndexes = Self.unchangedIndexes(plan)
         let names = steps.names
         for layout in plan.source {
             sources[layout.entity.name] = try EntityStore(
@@ -157,6 +164,8 @@ final class LMDBMigrationStep: MigrationStepBackend {
 
     func insert(_ values: [Value], into layout: RecordLayout, deferred: Bool) throws {
         let name = layout.entity.name
+        // The plan's filling inserts deferred; an insert of mapping code (`context.insert`) doesn't.
+        if !deferred { changedByMappingCode.insert(name) }
         try insert(
             values, into: layout, key: recordKey(values[layout.primaryKeyIndex], of: name), in: writableStore(name))
     }
@@ -207,6 +216,7 @@ final class LMDBMigrationStep: MigrationStepBackend {
 
     func update(_ record: Record) throws -> Bool {
         let name = record.entityName
+        changedByMappingCode.insert(name)
         let key = try recordKey(record.primaryKey, of: name)
         guard try transaction.get(try store(name, source: false).dbi, key) != nil else { return false }
         _ = try writer.put(record.values, key: key, in: writableStore(name))
@@ -215,6 +225,7 @@ final class LMDBMigrationStep: MigrationStepBackend {
 
     func delete(_ layout: RecordLayout, key: Value) throws -> Bool {
         let name = layout.entity.name
+        changedByMappingCode.insert(name)
         let key = try recordKey(key, of: name)
         guard try transaction.get(try store(name, source: false).dbi, key) != nil else { return false }
         let store = try writableStore(name)
@@ -286,13 +297,17 @@ final class LMDBMigrationStep: MigrationStepBackend {
         for destination in plan.destinations {
             let entity = destination.layout.entity
             let records = try store(entity.name, source: false)
-            // A kept entity keeps the databases of the indexes it keeps as they were; every other index is built
-            // anew, into a database of the step's own.
+            // A kept entity keeps the databases of the indexes it keeps as they were, and so does a mapped one
+            // those the plan's filling provably leaves as they are; every other index is built anew, into a
+            // database of the step's own.
             let keptIndexes = Set(
-                copied.contains(entity.name)
+                copied.contains(entity.name) || changedByMappingCode.contains(entity.name)
                     ? []
-                    : entity.indexes.filter { destination.keptSource?.entity.indexes.contains($0) ?? false }
-                        .map { DatabaseNames.index($0, of: entity.name) })
+                    : entity.indexes.filter {
+                        destination.keptSource?.entity.indexes.contains($0)
+                            ?? unchangedIndexes[entity.name]?.contains($0) ?? false
+                    }
+                    .map { DatabaseNames.index($0, of: entity.name) })
             let indexed = try EntityStore(
                 layout: destination.layout,
                 names: { logical in
@@ -309,6 +324,55 @@ final class LMDBMigrationStep: MigrationStepBackend {
             destinations[entity.name] = indexed
         }
         try steps.stepEnded(names: names, schema: plan.destinations.map(\.layout.entity))
+    }
+
+    /// The indexes of each destination entity that the step fills from a source entity of the same name whose
+    /// index entries it provably leaves as they are: the entity is filled by nothing but one copy or transform
+    /// mapping (or an inferred copy) of that source — one record per source record — its primary key and the
+    /// index's attributes are the source's attributes of the same names and descriptions, unmapped by closures, and
+    /// the source has the same index. Each record then keeps its key and the values the index files it by, so the
+    /// source's index database is the destination's, without a walk to build it (unless mapping code writes to the
+    /// entity: ``changedByMappingCode``).
+    static func unchangedIndexes(_ plan: MigrationStepPlan) -> [String: Set<Index>] {
+        var kept: [String: Set<Index>] = [:]
+        for destination in plan.destinations where destination.keptSource == nil {
+            let layout = destination.layout
+            let name = destination.name
+            let fillers = plan.mappings.filter { $0.destinationEntity == name }
+            let source: RecordLayout
+            let mapping: RecordMapping
+            let closures: [String: AttributeMapping]
+            if fillers.isEmpty, let inferred = destination.inferredSource,
+                let inferredMapping = destination.inferredMapping
+            {
+                (source, mapping, closures) = (inferred, inferredMapping, [:])
+            } else if fillers.count == 1, let filler = fillers.first, [.copy, .transform].contains(filler.kind),
+                let sourceName = filler.sourceEntity,
+                let mapped = plan.source.first(where: { $0.entity.name == sourceName })
+            {
+                let renames = MigrationRules.renames(of: layout, from: mapped)
+                (source, mapping, closures) = (
+                    mapped, RecordMapping(from: mapped, to: layout, renamed: renames), filler.attributeMappings
+                )
+            } else {
+                continue
+            }
+            guard source.entity.name == name else { continue }
+            // Whether the destination's attribute `attribute` holds, in every record, the value of the source's
+            // attribute of the same name and description.
+            func unchanged(_ attribute: String) -> Bool {
+                guard closures[attribute] == nil, let position = layout.position(of: attribute),
+                    let origin = source.position(of: attribute), mapping.sources[position] == origin
+                else { return false }
+                return source.entity.attributes[origin] == layout.entity.attributes[position]
+            }
+            guard unchanged(layout.entity.primaryKey) else { continue }
+            let indexes = layout.entity.indexes.filter { index in
+                source.entity.indexes.contains(index) && index.attributes.allSatisfy(unchanged)
+            }
+            if !indexes.isEmpty { kept[name] = Set(indexes) }
+        }
+        return kept
     }
 
     /// Files every record of `store` in the (empty) index databases `indexes`, in one walk.

@@ -14,6 +14,8 @@ final class MigrationWriter {
     /// or interrupted migration's databases can be found and dropped (see ``StoreOpening``).
     let token: String
     private(set) var nonces: NonceSequence
+    /// The walks under way (``scan(_:_:)``), whose cursors a step closes first.
+    private var walks: [Walk] = []
 
     var transaction: Transaction { write.transaction }
 
@@ -39,10 +41,12 @@ final class MigrationWriter {
     func nextNonce() throws -> Nonce { try nonces.next() }
 
     /// Called before each write of about `bytes`: commits the step under way first, and grows the map, when the step
-    /// has written enough or the write might not fit (``SteppedWrite/stepIfDue(before:beforeCommit:)``). No cursor of
-    /// the migration is open at a write, so a step may come at any of them — inside the migration code's closures too.
+    /// has written enough or the write might not fit (``SteppedWrite/stepIfDue(before:beforeStep:beforeCommit:)``),
+    /// after closing the cursors of the walks under way (``scan(_:_:)``). So a step may come at any write — inside
+    /// the migration code's closures too.
     func prepareWrite(_ bytes: Int) throws {
-        try write.stepIfDue(before: bytes, beforeCommit: persistNonces)
+        try write.stepIfDue(
+            before: bytes, beforeStep: { for walk in walks { walk.park() } }, beforeCommit: persistNonces)
     }
 
     /// Writes the nonce counter the migration reached, so that nonces are never reused under the store's key — the
@@ -56,18 +60,20 @@ final class MigrationWriter {
 
     /// Calls `body` with each key and stored value of `dbi` in key order, copied out; `body` returns `false` to stop.
     ///
-    /// No cursor is open while `body` runs: each record is found after the last one visited, in the transaction of the
-    /// step then under way (``Transaction/record(_:after:)``). So `body` may write — to `dbi` too — and steps may
-    /// commit and grow the map at any of its writes, or in a walk nested in it; a cursor held across them would
-    /// belong to a committed transaction and read pages the growth unmapped (a crash, not an error). A record
-    /// written after the last one visited is visited; callers skip what they created themselves.
+    /// `body` may write — to `dbi` too — and steps may commit and grow the map at any of its writes, or in a walk
+    /// nested in it (a ``Walk`` keeps its cursor only while it may). A record written after the last one visited is
+    /// visited; callers skip what they created themselves.
     func scan(_ dbi: MDB_dbi, _ body: (_ key: Data, _ stored: Data) throws -> Bool) throws {
-        var after: Data?
+        let walk = Walk(dbi)
+        walks.append(walk)
+        defer {
+            walk.park()
+            walks.removeAll { $0 === walk }
+        }
         while true {
             try write.checkUsable()
-            guard let (key, stored) = try transaction.record(dbi, after: after) else { return }
+            guard let (key, stored) = try walk.next(in: transaction) else { return }
             guard try body(key, stored) else { return }
-            after = key
         }
     }
 

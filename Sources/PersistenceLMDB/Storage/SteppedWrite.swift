@@ -8,8 +8,8 @@ import Synchronization
 /// to it; here each step commits what was written so far and begins the next transaction, and the map grows between
 /// steps — only there: `mdb_env_set_mapsize` remaps the file, so no transaction or cursor of this process may be open
 /// then, and committing a step ends every cursor of its transaction. The work calls
-/// ``stepIfDue(before:beforeCommit:)`` before each write, with no cursor open (a walk over a database copies each
-/// record out and seeks the next by key: ``Transaction/record(_:after:)``).
+/// ``stepIfDue(before:beforeStep:beforeCommit:)`` before each write; a step closes no cursor itself, so a walk over a
+/// database keeps one only until a step is due (``Walk``).
 ///
 /// A step is due when it has written enough to bound memory, or when the next write might not fit what is left of the
 /// map: steps are sized to the map, so a small map grows several times during the work instead of filling (which
@@ -81,7 +81,10 @@ final class SteppedWrite {
     /// ``maximumPuts`` or ``maximumBytes``, or when a write of `bytes` more might not fit in half of what was free
     /// when it began — counting, at worst, a page copied for every write besides what it stores. Call it before each
     /// write, with no cursor of ``transaction`` open. Does nothing when steps don't commit.
-    func stepIfDue(before bytes: Int, beforeCommit: (Transaction) throws -> Void) throws {
+    /// `beforeStep` runs when a step is due, before it commits: it closes the cursors still open (``Walk/park()``).
+    func stepIfDue(
+        before bytes: Int, beforeStep: () -> Void = {}, beforeCommit: (Transaction) throws -> Void
+    ) throws {
         try checkUsable()
         guard commitsSteps else { return }
         let demand = transaction.demand
@@ -92,6 +95,7 @@ final class SteppedWrite {
         guard
             overflow || needed > room / 2 || demand.puts >= Self.maximumPuts || demand.mapBytes >= Self.maximumBytes
         else { return }
+        beforeStep()
         try step(beforeCommit: beforeCommit, reserving: next.worstCaseBytes(pageSize: pageSize))
     }
 

@@ -27,6 +27,19 @@ final class Transaction {
     /// grow to fit the whole write for the next attempt; a read then is an error, as it can't be answered.
     private var ownDemand = WriteDemand()
     var demand: WriteDemand { parent?.demand ?? ownDemand }
+    /// How many changes each database had through this transaction, by `MDB_dbi`: a walk that keeps its cursor
+    /// between records (``Walk``) seeks its place again when its database changed meanwhile.
+    private var changes: [Int] = []
+
+    /// How many changes `dbi` had through this transaction so far.
+    func changeCount(of dbi: MDB_dbi) -> Int { Int(dbi) < changes.count ? changes[Int(dbi)] : 0 }
+
+    @inline(__always)
+    private func noteChange(_ dbi: MDB_dbi) {
+        let index = Int(dbi)
+        if index >= changes.count { changes += repeatElement(0, count: index + 1 - changes.count) }
+        changes[index] &+= 1
+    }
 
     private func record(key: Int, value: Int) {
         if let parent { parent.record(key: key, value: value) } else { ownDemand.record(key: key, value: value) }
@@ -128,6 +141,7 @@ final class Transaction {
         -> Bool
     {
         record(key: keyBytes.count, value: bytes.count)
+        noteChange(dbi)
         // Measured, not stored: the write is rolled back whatever happens next.
         guard !sawMapFull else { return true }
         var keyVal = MDB_val(mv_size: keyBytes.count, mv_data: UnsafeMutableRawPointer(mutating: keyBytes.baseAddress))
@@ -147,6 +161,7 @@ final class Transaction {
     func delete(_ dbi: MDB_dbi, _ key: Data, value: Data? = nil) throws -> Bool {
         // A delete copies the pages it changes: measured like a small write (so a stepped write counts it too).
         record(key: key.count, value: 0)
+        noteChange(dbi)
         guard !sawMapFull else { return true }
         return try key.withMDBVal { keyVal in
             let code: Int32
@@ -196,26 +211,40 @@ final class Transaction {
     /// last key. A walk made of these calls holds no cursor between records, so it may span the steps of a
     /// ``SteppedWrite`` and the map's growth between them; each call finds the next key as the database is then.
     func record(_ dbi: MDB_dbi, after: Data?) throws -> (key: Data, value: Data)? {
-        try withCursor(dbi) { cursor in
-            var key = MDB_val()
-            var value = MDB_val()
-            var code: Int32
-            if let after {
-                code = try after.withMDBVal { start in
-                    key = start
-                    return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
-                }
-                // MDB_SET_RANGE stops at `after` itself when it is still there.
-                if code == MDB_SUCCESS, key.bytes.elementsEqual(after) {
-                    code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
-                }
-            } else {
-                code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
+        try withCursor(dbi) { cursor in try seek(cursor, after: after) }
+    }
+
+    /// Moves `cursor` to the first key after `after` (the first key when `nil`): that key and its value, copied out,
+    /// or `nil` past the last key.
+    func seek(_ cursor: OpaquePointer, after: Data?) throws -> (key: Data, value: Data)? {
+        var key = MDB_val()
+        var value = MDB_val()
+        var code: Int32
+        if let after {
+            code = try after.withMDBVal { start in
+                key = start
+                return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
             }
-            if code == MDB_NOTFOUND { return nil }
-            try check(code, "could not iterate")
-            return (key.copiedData, value.copiedData)
+            // MDB_SET_RANGE stops at `after` itself when it is still there.
+            if code == MDB_SUCCESS, key.bytes.elementsEqual(after) {
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+        } else {
+            code = mdb_cursor_get(cursor, &key, &value, MDB_FIRST)
         }
+        if code == MDB_NOTFOUND { return nil }
+        try check(code, "could not iterate")
+        return (key.copiedData, value.copiedData)
+    }
+
+    /// Moves `cursor` to the next key: that key and its value, copied out, or `nil` past the last key.
+    func next(_ cursor: OpaquePointer) throws -> (key: Data, value: Data)? {
+        var key = MDB_val()
+        var value = MDB_val()
+        let code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+        if code == MDB_NOTFOUND { return nil }
+        try check(code, "could not iterate")
+        return (key.copiedData, value.copiedData)
     }
 
     /// The values stored under `key` in a sorted-duplicates (`MDB_DUPSORT`) database. Only for those: elsewhere
@@ -238,6 +267,7 @@ final class Transaction {
 
     /// Removes every key of `dbi`, keeping the database.
     func empty(_ dbi: MDB_dbi) throws {
+        noteChange(dbi)
         try check(mdb_drop(handle, dbi, 0), "could not empty a database")
     }
 
@@ -251,15 +281,24 @@ final class Transaction {
     /// A cursor that lives exactly as long as `body`: closed before the transaction can end, as read-only
     /// transactions require.
     func withCursor<R>(_ dbi: MDB_dbi, _ body: (OpaquePointer) throws -> R) throws -> R {
+        let cursor = try openCursor(dbi)
+        defer { closeCursor(cursor) }
+        return try body(cursor)
+    }
+
+    /// Opens a cursor on `dbi`, counted in ``openCursors`` until ``closeCursor(_:)``, which must come before the
+    /// transaction ends (a write transaction's commit frees its cursors).
+    func openCursor(_ dbi: MDB_dbi) throws -> OpaquePointer {
         var cursor: OpaquePointer?
         try check(mdb_cursor_open(handle, dbi, &cursor), "could not open a cursor")
         guard let cursor else { throw PersistenceError(.backend, "LMDB returned no cursor") }
         openCursors += 1
-        defer {
-            mdb_cursor_close(cursor)
-            openCursors -= 1
-        }
-        return try body(cursor)
+        return cursor
+    }
+
+    func closeCursor(_ cursor: OpaquePointer) {
+        mdb_cursor_close(cursor)
+        openCursors -= 1
     }
 }
 

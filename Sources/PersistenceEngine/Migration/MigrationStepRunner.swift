@@ -204,14 +204,24 @@ package final class MigrationStepRunner: MappingStore {
             from: source, to: destination, renamed: MigrationRules.renames(of: destination, from: source))
         let closures: [AttributeMapping?] = destination.names.map { mapping.attributeMappings[$0] }
         let attributes = destination.entity.attributes
+        // A value copied from a source attribute of the same type and optionality was checked when it was stored;
+        // a closure's value, a default or a value of another type is checked here.
+        let checked = attributes.indices.map { position in
+            guard closures[position] == nil, let origin = inferred.sources[position] else { return true }
+            let from = source.entity.attributes[origin]
+            return from.type != attributes[position].type || from.isOptional != attributes[position].isOptional
+        }
+        var inserted = 0
+        defer { rewritten[destinationName, default: 0] += inserted }
         try stream(source, entity: progressName, stage: .mapping) { record in
             var values = inferred.map(record.values)
             let mappingSource = MappingSource(record: record, context: context)
-            for position in values.indices {
+            for position in values.indices where checked[position] {
                 if let closure = closures[position] { values[position] = try closure.value(for: mappingSource) }
                 values[position] = try attributes[position].storedMigrationValue(values[position], in: destinationName)
             }
-            try insertChecked(values, into: destination, deferred: true)
+            try backend.insert(values, into: destination, deferred: true)
+            inserted += 1
             try track(destinationName, key: values[destination.primaryKeyIndex])
         }
     }

@@ -84,6 +84,8 @@ final class LMDBMigrationStep: MigrationStepBackend {
     /// Destination entities mapping code wrote to besides the filling the plan describes (`context.insert`,
     /// `update`, `delete`): their indexes are all built anew.
     private var changedByMappingCode: Set<String> = []
+    /// The layout the last insert was into and the database it went to (until ``destinations`` changes).
+    private var lastInsert: (layout: RecordLayout, store: EntityStore)?
 
     fileprivate init(steps: LMDBMigrationSteps, plan: MigrationStepPlan, tag: String) throws {
         self.steps = steps
@@ -131,6 +133,7 @@ final class LMDBMigrationStep: MigrationStepBackend {
     }
 
     func createTable(_ destination: RecordLayout) throws {
+        lastInsert = nil
         destinations[destination.entity.name] = try EntityStore(
             layout: destination, names: ownName, environment: writer.environment, transaction: transaction)
     }
@@ -166,8 +169,15 @@ final class LMDBMigrationStep: MigrationStepBackend {
         let name = layout.entity.name
         // The plan's filling inserts deferred; an insert of mapping code (`context.insert`) doesn't.
         if !deferred { changedByMappingCode.insert(name) }
-        try insert(
-            values, into: layout, key: recordKey(values[layout.primaryKeyIndex], of: name), in: writableStore(name))
+        // The filling inserts into one entity record after record: its database is looked up once.
+        let store: EntityStore
+        if let last = lastInsert, last.layout === layout {
+            store = last.store
+        } else {
+            store = try writableStore(name)
+            lastInsert = (layout, store)
+        }
+        try insert(values, into: layout, key: recordKey(values[layout.primaryKeyIndex], of: name), in: store)
     }
 
     private func insert(_ values: [Value], into layout: RecordLayout, key: Data, in store: EntityStore) throws {
@@ -192,6 +202,7 @@ final class LMDBMigrationStep: MigrationStepBackend {
         }
         destinations[entity] = own
         copied.insert(entity)
+        lastInsert = nil
         return own
     }
 
@@ -289,6 +300,7 @@ final class LMDBMigrationStep: MigrationStepBackend {
     // MARK: - The end of the step
 
     func replaceTables() throws {
+        lastInsert = nil
         var names = steps.names
         for source in plan.source {
             names.remove(DatabaseNames.entity(source.entity.name))

@@ -80,9 +80,10 @@ final class MigrationWriter {
     /// Seals `values` as a record of `store` under `key` and puts it, stepping first when due; `false` when
     /// `flags` holds `MDB_NOOVERWRITE` and the key was taken.
     func put(_ values: [Value], key: Data, in store: EntityStore, flags: Int32 = 0) throws -> Bool {
-        let sealed = try sealer.seal(values, entity: store, key: key) { try nonces.next() }
-        try prepareWrite(key.count + sealed.count)
-        return try transaction.put(store.dbi, key, sealed, flags: flags)
+        try sealer.withSealed(values, entity: store, key: key, nonce: { try nonces.next() }) { sealed in
+            try prepareWrite(key.count + sealed.count)
+            return try transaction.put(store.dbi, key, bytes: sealed, flags: flags)
+        }
     }
 
     /// Rewrites the aliases naming records of the entities `renamed` maps (old name → new name), which keep their

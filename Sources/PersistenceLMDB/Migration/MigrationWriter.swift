@@ -80,10 +80,11 @@ final class MigrationWriter {
     /// Seals `values` as a record of `store` under `key` and puts it, stepping first when due; `false` when
     /// `flags` holds `MDB_NOOVERWRITE` and the key was taken.
     func put(_ values: [Value], key: Data, in store: EntityStore, flags: Int32 = 0) throws -> Bool {
-        try sealer.withSealed(values, entity: store, key: key, nonce: { try nonces.next() }) { sealed in
-            try prepareWrite(key.count + sealed.count)
-            return try transaction.put(store.dbi, key, bytes: sealed, flags: flags)
+        let write = { (sealed: UnsafeRawBufferPointer) throws -> Bool in
+            try self.prepareWrite(key.count + sealed.count)
+            return try self.transaction.put(store.dbi, key, bytes: sealed, flags: flags)
         }
+        return try sealer.withSealed(values, entity: store, key: key, nonce: { try nonces.next() }, write)
     }
 
     /// Rewrites the aliases naming records of the entities `renamed` maps (old name → new name), which keep their

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceTesting
 import Synchronization
 import Testing
@@ -317,6 +318,45 @@ struct MappedMigrationTests {
                 let after = try indexDatabase(directory, 2, encrypted: encrypted, on: "tag")
                 #expect((after == stored) == (change == .none), "\(change): \(stored) → \(after)")
             }
+        }
+    }
+
+    /// However many aliases name a renamed entity, their rewrites go into the transaction the switch commits in: a
+    /// step due among them would commit some before the switch, and a crash then would leave aliases naming an
+    /// entity the store doesn't have.
+    @Test(arguments: [true, false])
+    func aliasRewritesAllLandInTheSwitchsTransaction(encrypted: Bool) throws {
+        try withTemporaryDirectory { directory in
+            let db = try builder(directory, 1, encrypted: encrypted).create()
+            let count = SteppedWrite.maximumPuts + 1_000
+            try db.write { context in
+                for id in 1...count { try context.setAlias("a\(id)", to: V1.Note.self, id: Int64(id)) }
+            }
+            let environment = try db.environment
+            let sealer = try db.sealer
+            /// How many aliases name each entity, as `transaction` sees them.
+            func targets(_ transaction: Transaction) throws -> [String: Int] {
+                let aliases = try environment.database(named: StoredAlias.databaseName, flags: 0, in: transaction)
+                var counts: [String: Int] = [:]
+                try transaction.forEach(aliases) { key, stored in
+                    counts[try StoredAlias.open(stored, key: Data(key), sealer).entity, default: 0] += 1
+                    return true
+                }
+                return counts
+            }
+            try environment.writer.withLock {
+                try environment.writeInSteps(
+                    commitsSteps: true, instrumentation: db.instrumentation, beforeEachCommit: { _ in }
+                ) { write in
+                    let writer = MigrationWriter(
+                        write: write, environment: environment, sealer: sealer, token: "test", nonceCounter: 1 << 40)
+                    try writer.renameAliasTargets(["Note": "Memo"])
+                    #expect(try targets(write.transaction) == ["Memo": count])
+                    #expect(try environment.read(targets) == ["Note": count], "none committed before the switch")
+                }
+            }
+            #expect(try environment.read(targets) == ["Memo": count])
+            try db.close()
         }
     }
 }

@@ -88,24 +88,25 @@ final class MigrationWriter {
     }
 
     /// Rewrites the aliases naming records of the entities `renamed` maps (old name → new name), which keep their
-    /// primary keys, in the step under way: aliases are few.
+    /// primary keys. Call it last before the switch: the stored aliases database is written in place, so the
+    /// rewrites go into the transaction the switch commits in — one step is taken, if due, before the first of them
+    /// and none between them — and a store is never left with its aliases renamed but its entities not.
     func renameAliasTargets(_ renamed: [String: String]) throws {
         guard !renamed.isEmpty else { return }
         let aliases = try environment.database(named: StoredAlias.databaseName, flags: 0, in: transaction)
-        var rewritten: [(key: Data, target: AliasTarget)] = []
+        var rewritten: [(key: Data, sealed: Data)] = []
         try transaction.forEach(aliases) { keyBytes, stored in
             let key = Data(keyBytes)
             var target = try StoredAlias.open(stored, key: key, sealer)
             if let new = renamed[target.entity] {
                 target.entity = new
-                rewritten.append((key, target))
+                rewritten.append((key, try StoredAlias.seal(target, key: key, sealer) { try nextNonce() }))
             }
             return true
         }
-        for (key, target) in rewritten {
-            let sealed = try StoredAlias.seal(target, key: key, sealer) { try nextNonce() }
-            try prepareWrite(key.count + sealed.count)
-            try transaction.put(aliases, key, sealed)
-        }
+        guard !rewritten.isEmpty else { return }
+        try prepareWrite(rewritten.reduce(0) { $0 + $1.key.count + $1.sealed.count })
+        // A step may have committed: the aliases database's handle stays valid, the transaction is the next one's.
+        for (key, sealed) in rewritten { try transaction.put(aliases, key, sealed) }
     }
 }

@@ -12,9 +12,9 @@ import Foundation
 /// switch leaves the store as it was, with shadows that are dropped (at once, or by the next open).
 ///
 /// **Steps come at writes.** A step may commit before any write (``prepareWrite(_:)``), inside the migration code's
-/// closures too, and the map grows between steps; so no cursor stays open across a write: walks copy each record out
-/// and seek the next by key (``scan(_:_:)``). A cursor kept open would belong to a committed transaction and read pages
-/// the growth unmapped.
+/// closures too, and the map grows between steps; so no cursor stays open across a step: walks copy each record out,
+/// and a step closes their cursors first — each then seeks its next record by key (``scan(_:_:)``, ``Walk``). A
+/// cursor kept open would belong to a committed transaction and read pages the growth unmapped.
 ///
 /// **How old and new values live side by side.** The migration code sees every record twice: as it was stored
 /// (`old`, read-only) and in the new schema (`new`). Records are streamed, never held in memory, so while the

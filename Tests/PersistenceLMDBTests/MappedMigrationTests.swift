@@ -359,4 +359,53 @@ struct MappedMigrationTests {
             try db.close()
         }
     }
+
+    /// Records mapping code creates in any key order — ascending with the source, then descending from far above —
+    /// are every one stored and found by key and index; one with a key already taken fails the step.
+    @Test(arguments: [true, false])
+    func recordsCreatedOutOfKeyOrderAreAllStored(encrypted: Bool) throws {
+        for duplicate in [false, true] {
+            try withTemporaryDirectory { directory in
+                try seed(directory, encrypted: encrypted, count: 700)
+                let plan = MigrationPlan(
+                    models: [Model(version: 1, entities: [V1.Note.self]), Model(version: 2, entities: [V2.Note.self])],
+                    mappings: [
+                        MappingModel(
+                            from: 1, to: 2,
+                            [
+                                .custom(
+                                    "Note", to: "Note",
+                                    policy: EntityMigrationPolicy(createDestinationRecords: { source, context in
+                                        let id = try #require(try source.int64("id"))
+                                        // With `duplicate`, once a key taken already.
+                                        for key in [id, 100_000 - id] + (duplicate && id == 500 ? [3] : []) {
+                                            var note = try context.newRecord("Note")
+                                            try note.set("id", to: key)
+                                            try note.set("text", to: "n\(key)")
+                                            try note.set("tag", to: "t\(key % 7)")
+                                            try note.set("words", to: 1)
+                                            try context.insert(note)
+                                        }
+                                    }))
+                            ])
+                    ])
+                let builder = builder(directory, 2, encrypted: encrypted, plan: plan)
+                guard !duplicate else {
+                    let error = expectError(.migrationFailed) { _ = try builder.create() }
+                    #expect(
+                        (error?.underlyingError as? PersistenceError)?.code == .duplicateKey,
+                        "\(String(describing: error))")
+                    return
+                }
+                let db = try builder.create()
+                #expect(try db.count(V2.Note.self) == 1_400)
+                for id in [1, 350, 700, 99_300, 99_650, 99_999] {
+                    #expect(try db.recover(V2.Note.self, id: Int64(id))?.text == "n\(id)")
+                }
+                #expect(try db.count(V2.Note.self, where: Field("tag") == "t3") == 200)
+                let verification = try db.verify()
+                #expect(verification.isSound, "\(verification)")
+            }
+        }
+    }
 }

@@ -14,6 +14,31 @@ struct RecordCodecTests {
         [],
     ]
 
+    /// The stored form, byte for byte: records and index keys (digests of these bytes) written by earlier versions
+    /// must keep matching, so an encoder may change how it writes, never what.
+    @Test("A record encodes to the same bytes as every earlier version wrote")
+    func goldenBytes() {
+        let long = String(repeating: "a", count: 130)
+        let record: [Value] = [
+            .null, .integer(1), .integer(-2), .real(-0.0), .real(1.5), .text("é"), .text(long), .blob(Data([9, 8])),
+            .blob(Data()),
+        ]
+        var expected: [UInt8] = [9]
+        expected += [0]
+        expected += [1, 1, 0, 0, 0, 0, 0, 0, 0]
+        expected += [1, 0xFE, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]
+        expected += [2, 0, 0, 0, 0, 0, 0, 0, 0]  // -0.0 stored as 0.0
+        expected += [2, 0, 0, 0, 0, 0, 0, 0xF8, 0x3F]
+        expected += [3, 2, 0xC3, 0xA9]
+        expected += [3, 0x82, 0x01] + Array(repeating: UInt8(ascii: "a"), count: 130)
+        expected += [4, 2, 9, 8]
+        expected += [4, 0]
+        #expect(RecordCodec.encode(record) == expected)
+        #expect(RecordCodec.encode([Value]()) == [0])
+        let wide = [Value](repeating: .null, count: 200)
+        #expect(RecordCodec.encode(wide) == [0xC8, 0x01] + Array(repeating: 0, count: 200))
+    }
+
     @Test("Each record decodes to exactly its own values, whatever the array held before")
     func refill() throws {
         var values: [Value] = [.text("left over"), .integer(42)]

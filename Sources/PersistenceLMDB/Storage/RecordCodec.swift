@@ -8,42 +8,92 @@ import PersistenceCore
 /// written by an older schema be read for migration.
 enum RecordCodec {
     static func encode<C: Collection<Value>>(_ values: C) -> [UInt8] {
-        // Bytes, not Data: appending to Data goes through checks per call that cost more than the bytes.
-        var out: [UInt8] = []
-        out.reserveCapacity(values.reduce(1) { $0 + encodedSizeBound($1) })
-        appendVarint(UInt64(values.count), to: &out)
-        for value in values {
-            switch value {
-            case .null:
-                out.append(0)
-            case .integer(let integer):
-                out.append(1)
-                withUnsafeBytes(of: integer.littleEndian) { out.append(contentsOf: $0) }
-            case .real(let real):
-                out.append(2)
-                // Canonical: records written from dynamic values (and the index keys built from them) hold -0.0
-                // as 0.0 too.
-                withUnsafeBytes(of: real.canonicalForStorage.bitPattern.littleEndian) { out.append(contentsOf: $0) }
-            case .text(let text):
-                out.append(3)
-                appendVarint(UInt64(text.utf8.count), to: &out)
-                out.append(contentsOf: text.utf8)
-            case .blob(let data):
-                out.append(4)
-                appendVarint(UInt64(data.count), to: &out)
-                out.append(contentsOf: data)
+        // Measured first, then written through a pointer into an array of exactly that size: appending byte by byte
+        // (or to Data) goes through checks per call that cost more than the bytes.
+        var size = varintSize(UInt64(values.count))
+        for value in values { size += encodedSize(value) }
+        return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            // `size` is at least 1 (the count's varint): the buffer has an address.
+            var out = ByteWriter(buffer.baseAddress.unsafelyUnwrapped)
+            out.varint(UInt64(values.count))
+            for value in values {
+                switch value {
+                case .null:
+                    out.byte(0)
+                case .integer(let integer):
+                    out.byte(1)
+                    out.fixed64(UInt64(bitPattern: integer))
+                case .real(let real):
+                    out.byte(2)
+                    // Canonical: records written from dynamic values (and the index keys built from them) hold -0.0
+                    // as 0.0 too.
+                    out.fixed64(real.canonicalForStorage.bitPattern)
+                case .text(var text):
+                    out.byte(3)
+                    out.varint(UInt64(text.utf8.count))
+                    text.withUTF8 { out.bytes(UnsafeRawBufferPointer($0)) }
+                case .blob(let data):
+                    out.byte(4)
+                    out.varint(UInt64(data.count))
+                    data.withUnsafeBytes { out.bytes($0) }
+                }
             }
+            assert(out.offset == size, "a record's bytes were measured wrong")
+            count = out.offset
         }
-        return out
     }
 
-    /// At most how many bytes a value takes encoded (tag, length varint, payload).
-    private static func encodedSizeBound(_ value: Value) -> Int {
+    /// How many bytes a value takes encoded (tag, length varint, payload).
+    private static func encodedSize(_ value: Value) -> Int {
         switch value {
         case .null: 1
         case .integer, .real: 9
-        case .text(let text): 11 + text.utf8.count
-        case .blob(let data): 11 + data.count
+        case .text(let text): 1 + varintSize(UInt64(text.utf8.count)) + text.utf8.count
+        case .blob(let data): 1 + varintSize(UInt64(data.count)) + data.count
+        }
+    }
+
+    /// How many bytes `value` takes as a varint (7 bits a byte).
+    private static func varintSize(_ value: UInt64) -> Int {
+        var value = value
+        var size = 1
+        while value >= 0x80 {
+            size += 1
+            value >>= 7
+        }
+        return size
+    }
+
+    /// Writes a record's bytes into memory measured for them (``encode(_:)``).
+    private struct ByteWriter {
+        let base: UnsafeMutablePointer<UInt8>
+        private(set) var offset = 0
+
+        init(_ base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+        mutating func byte(_ byte: UInt8) {
+            base[offset] = byte
+            offset += 1
+        }
+
+        /// Little-endian, 8 bytes.
+        mutating func fixed64(_ value: UInt64) {
+            withUnsafeBytes(of: value.littleEndian) { bytes($0) }
+        }
+
+        mutating func varint(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 {
+                byte(UInt8(truncatingIfNeeded: value) | 0x80)
+                value >>= 7
+            }
+            byte(UInt8(value))
+        }
+
+        mutating func bytes(_ bytes: UnsafeRawBufferPointer) {
+            guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+            (base + offset).initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            offset += bytes.count
         }
     }
 
@@ -91,15 +141,6 @@ enum RecordCodec {
             }
         }
         guard reader.isAtEnd else { throw damaged() }
-    }
-
-    private static func appendVarint(_ value: UInt64, to out: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            out.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        out.append(UInt8(value))
     }
 
     static func damaged() -> PersistenceError { PersistenceError(.corrupt, "a stored record is damaged") }

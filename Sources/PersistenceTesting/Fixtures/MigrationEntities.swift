@@ -479,3 +479,25 @@ final class Collected<Element: Sendable>: Sendable {
     func append(_ element: Element) { elements.withLock { $0.append(element) } }
     var all: [Element] { elements.withLock { $0 } }
 }
+
+extension ItemV1 {
+    /// Seeds the store `Items` with ``items`` and two aliases: `favourite` (item 2) and `top` (items 3 and 1).
+    static func seedWithAliases(_ stores: MigrationStores) throws {
+        try stores.seed("Items", Model(version: 1, entities: [Item.self])) { db in
+            try db.create(items)
+            try db.write { context in
+                try context.setAlias("favourite", to: Item.self, id: 2)
+                try context.setAlias("top", to: Item.self, ids: [3, 1])
+            }
+        }
+    }
+}
+
+extension ItemV2.RenamedEntity {
+    /// The aliases ``ItemV1/seedWithAliases(_:)`` set, read as records of the renamed entity.
+    static func aliases(in database: any Database) throws -> (favourite: Self?, top: [Self]) {
+        try database.read { context in
+            (try context.alias("favourite", as: Self.self), try context.aliasList("top", as: Self.self))
+        }
+    }
+}

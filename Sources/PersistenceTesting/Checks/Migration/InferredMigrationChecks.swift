@@ -99,20 +99,9 @@ enum InferredMigrationChecks {
     }
 
     static func aliasesFollowARenamedEntity(_ stores: MigrationStores) throws {
-        try stores.seed("Items", Model(version: 1, entities: [ItemV1.Item.self])) { db in
-            try db.create(ItemV1.items)
-            try db.write { context in
-                try context.setAlias("favourite", to: ItemV1.Item.self, id: 2)
-                try context.setAlias("top", to: ItemV1.Item.self, ids: [3, 1])
-            }
-        }
+        try ItemV1.seedWithAliases(stores)
         let opened = try stores.open("Items", Model(version: 2, entities: [ItemV2.RenamedEntity.self]))
-        let (favourite, top) = try opened.database.read { context in
-            (
-                try context.alias("favourite", as: ItemV2.RenamedEntity.self),
-                try context.aliasList("top", as: ItemV2.RenamedEntity.self)
-            )
-        }
+        let (favourite, top) = try ItemV2.RenamedEntity.aliases(in: opened.database)
         #expect(favourite?.name == "two")
         #expect(top.map(\.id) == [3, 1])
         #expect(try opened.database.verify().isSound)

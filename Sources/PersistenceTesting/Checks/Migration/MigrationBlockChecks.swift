@@ -334,13 +334,7 @@ enum MigrationBlockChecks {
     }
 
     static func aliasesFollow(_ stores: MigrationStores) throws {
-        try stores.seed("Items", Model(version: 1, entities: [ItemV1.Item.self])) { db in
-            try db.create(ItemV1.items)
-            try db.write { context in
-                try context.setAlias("favourite", to: ItemV1.Item.self, id: 2)
-                try context.setAlias("top", to: ItemV1.Item.self, ids: [3, 1])
-            }
-        }
+        try ItemV1.seedWithAliases(stores)
         // The block rewrites the renamed entity's records (named by its old name): its run writes them itself.
         let opened = try stores.open("Items", Model(version: 2, entities: [ItemV2.RenamedEntity.self])) {
             migration, _ in
@@ -348,12 +342,7 @@ enum MigrationBlockChecks {
                 try new?.set("name", to: (try new?.string("name") ?? "").uppercased())
             }
         }
-        let (favourite, top) = try opened.database.read { context in
-            (
-                try context.alias("favourite", as: ItemV2.RenamedEntity.self),
-                try context.aliasList("top", as: ItemV2.RenamedEntity.self)
-            )
-        }
+        let (favourite, top) = try ItemV2.RenamedEntity.aliases(in: opened.database)
         #expect(favourite?.name == "TWO")
         #expect(top.map(\.id) == [3, 1])
         #expect(try opened.database.verify().isSound)

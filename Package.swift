@@ -366,6 +366,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Another process on an LMDB store, for the LMDB suite's multi-process tests; the LMDB backend alone, so the
+        // vendored configuration (Tests/Vendored) builds it too. Not a product.
+        .executableTarget(
+            name: "LMDBWorker",
+            dependencies: ["PersistenceCore", "PersistenceLMDB", "PersistenceTestProcesses", "CLMDB"],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "PersistenceFuzzing",
             dependencies: ["PersistenceCore", "PersistenceLMDB"],
@@ -450,6 +457,8 @@ let package = Package(
             name: "PersistenceLMDBTests",
             dependencies: [
                 "PersistenceCore", "PersistenceEngine", "PersistenceLMDB", "PersistenceTesting",
+                // The multi-process tests run the worker as a child process: SwiftPM builds it first.
+                "PersistenceTestProcesses", "LMDBWorker",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

@@ -37,3 +37,12 @@ int persistence_semaphore_value(const char *name, int *value) {
     sem_close(semaphore);
     return code;
 }
+
+int persistence_semaphore_take(const char *name) {
+    sem_t *semaphore = sem_open(name, 0);
+    if (semaphore == SEM_FAILED) return errno;
+    while (sem_wait(semaphore) != 0) {
+        if (errno != EINTR) return errno;
+    }
+    return 0;
+}

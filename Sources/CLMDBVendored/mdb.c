@@ -358,16 +358,11 @@ typedef HANDLE mdb_mutex_t, mdb_mutexref_t;
 #ifdef MDB_USE_POSIX_SEM
 
 typedef sem_t *mdb_mutex_t, *mdb_mutexref_t;
-#define LOCK_MUTEX0(mutex)		mdb_sem_wait(mutex)
-#define UNLOCK_MUTEX(mutex)		sem_post(mutex)
-
-static int
-mdb_sem_wait(sem_t *sem)
-{
-   int rc;
-   while ((rc = sem_wait(sem)) && (rc = errno) == EINTR) ;
-   return rc;
-}
+/* persistence: every use has its MDB_env in scope as `env`; see mdb_sem_lock(). */
+#define LOCK_MUTEX0(mutex)		mdb_sem_lock(env, mutex)
+#define UNLOCK_MUTEX(mutex)		mdb_sem_unlock(env, mutex)
+static int mdb_sem_lock(MDB_env *env, sem_t *sem);
+static void mdb_sem_unlock(MDB_env *env, sem_t *sem);
 
 #else	/* MDB_USE_POSIX_MUTEX: */
 	/** Shared mutex/semaphore as the original is stored.
@@ -810,11 +805,12 @@ typedef struct MDB_txninfo {
 } MDB_txninfo;
 
 	/** Lockfile format signature: version, features and field layout */
-/* persistence: on Linux, where LMDB's own builds lock with process-shared
- * mutexes, a lock file of this build (POSIX semaphores) is marked, so that
- * the two never share a live lock region: the later opener gets
- * MDB_VERSION_MISMATCH instead of misreading the other's locks. */
-#if defined(MDB_USE_POSIX_SEM) && defined(__linux__)
+/* persistence: a lock file of this build (POSIX semaphores, guarded as
+ * mdb_sem_lock() says) is marked, so that it never shares a live lock region
+ * with a build that locks otherwise (Linux's process-shared mutexes) or takes
+ * the semaphores unguarded: the later opener gets MDB_VERSION_MISMATCH
+ * instead of misreading the other's locks. */
+#if defined(MDB_USE_POSIX_SEM)
 #define MDB_LOCK_SEMAPHORE_MARK	1
 #else
 #define MDB_LOCK_SEMAPHORE_MARK	0
@@ -1341,6 +1337,9 @@ struct MDB_env {
 	MDB_PID_T	me_pid;		/**< process ID of this env */
 #ifdef MDB_USE_POSIX_SEM
 	char		me_semprefix[MNAME_LEN];	/**< persistence: semaphore-name prefix, or empty */
+	/** persistence: one thread of this process at a time takes the reader [0]
+	 *	or writer [1] semaphore's guard (see #mdb_sem_lock()) */
+	pthread_mutex_t	me_semguard[2];
 #endif
 	char		*me_path;		/**< path to the DB files */
 	char		*me_map;		/**< the memory map of the data file */
@@ -1488,6 +1487,135 @@ static void	mdb_xcursor_init2(MDB_cursor *mc, MDB_xcursor *src_mx, int force);
 static int	mdb_drop0(MDB_cursor *mc, int subs);
 static void mdb_default_cmp(MDB_txn *txn, MDB_dbi dbi);
 static int mdb_reader_check0(MDB_env *env, int rlocked, int *dead);
+
+#ifdef MDB_USE_POSIX_SEM
+/* persistence: semaphores that outlive their holder's death.
+ *
+ * A POSIX semaphore is not given back when the process holding it dies, the
+ * way a robust mutex is: a writer killed inside its transaction (kill -9, a
+ * crash, the system ending an app extension) would leave every other
+ * process's next write waiting forever, until all of them had closed the
+ * environment; a reader killed while it claimed a reader slot would do the
+ * same to every new read. So a holder also holds, from before it takes the
+ * semaphore until after it gives it back, a fcntl() lock on one byte of the
+ * lock file (one byte for the reader table, one for the writer): the kernel
+ * releases that lock when its holder dies. fcntl() locks belong to processes,
+ * not threads, so an in-process mutex (#me_semguard) lets one thread of the
+ * process at a time take the byte. Whoever holds the byte and still finds the
+ * semaphore taken knows that its holder died: it takes the semaphore over
+ * (leaves it taken, now its own) and repairs what the holder may have left
+ * half done, as #mdb_mutex_failed() does after a robust mutex's owner died.
+ * Every process on the lock file must follow this: its format carries
+ * #MDB_LOCK_SEMAPHORE_MARK.
+ */
+
+	/** The lock file's byte guarding the reader semaphore; the writer's is the
+	 *	next. Past every pid that #mdb_reader_pid() locks (Linux's pid_max is
+	 *	at most 2^22, Apple's 99999), and within a 32-bit off_t.
+	 */
+#define MDB_SEM_GUARD_OFFSET	((off_t)0x7fffff00)
+
+/** Take (F_WRLCK, waiting) or release (F_UNLCK) the guard byte of the reader
+ *	(\b writer 0) or writer (1) semaphore.
+ */
+static int
+mdb_sem_guard(MDB_env *env, int writer, short type)
+{
+	struct flock lock;
+	int rc;
+
+	memset(&lock, 0, sizeof(lock));
+	lock.l_type = type;
+	lock.l_whence = SEEK_SET;
+	lock.l_start = MDB_SEM_GUARD_OFFSET + writer;
+	lock.l_len = 1;
+	for (;;) {
+		if (fcntl(env->me_lfd, type == F_UNLCK ? F_SETLK : F_SETLKW, &lock) == 0)
+			return MDB_SUCCESS;
+		rc = ErrCode();
+		if (rc == EINTR)
+			continue;
+		/* The kernel sees a cycle where there is none: locks are per process,
+		 * so a thread of each of two processes waiting for the byte the other
+		 * process holds (in another of its threads) looks like a deadlock.
+		 * Those holders let go without waiting: try again shortly.
+		 */
+		if (rc == EDEADLK) {
+			usleep(1000);
+			continue;
+		}
+		return rc;
+	}
+}
+
+/** Repair after the holder of the reader (\b writer 0) or writer (1)
+ *	semaphore died holding it; the caller has taken it over.
+ */
+static int ESECT
+mdb_sem_recover(MDB_env *env, int writer)
+{
+	if (writer) {
+		/* Keep mti_txnid right, or the next writer could overwrite the
+		 * pages the last committed meta page refers to.
+		 */
+		MDB_meta *meta = mdb_env_pick_meta(env);
+		env->me_txns->mti_txnid = meta->mm_txnid;
+	}
+	DPRINTF(("%csemaphore holder died, recovering", (writer ? 'w' : 'r')));
+	/* Free the dead holder's reader slots (with the reader semaphore held
+	 * already when it is the one recovered).
+	 */
+	return mdb_reader_check0(env, !writer, NULL);
+}
+
+/** Take the reader or writer semaphore \b sem: the in-process guard, the
+ *	lock file's guard byte, then the semaphore itself, taken over when its
+ *	holder died (see above). Returns 0 with all three held, or an error with
+ *	none.
+ */
+static int
+mdb_sem_lock(MDB_env *env, sem_t *sem)
+{
+	int writer = (sem == env->me_wmutex);
+	int rc;
+
+	if ((rc = pthread_mutex_lock(&env->me_semguard[writer])) != 0)
+		return rc;
+	if ((rc = mdb_sem_guard(env, writer, F_WRLCK)) != 0)
+		goto unguard;
+	while (sem_trywait(sem) != 0) {
+		rc = ErrCode();
+		if (rc == EINTR)
+			continue;
+		if (rc != EAGAIN)
+			goto unlock;
+		/* Taken, by a holder that no longer holds the guard byte: it died. */
+		if ((rc = mdb_sem_recover(env, writer)) != 0) {
+			sem_post(sem);
+			goto unlock;
+		}
+		break;
+	}
+	return MDB_SUCCESS;
+
+unlock:
+	mdb_sem_guard(env, writer, F_UNLCK);
+unguard:
+	pthread_mutex_unlock(&env->me_semguard[writer]);
+	return rc;
+}
+
+/** Give back a semaphore taken by #mdb_sem_lock(), then its guards. */
+static void
+mdb_sem_unlock(MDB_env *env, sem_t *sem)
+{
+	int writer = (sem == env->me_wmutex);
+
+	sem_post(sem);
+	mdb_sem_guard(env, writer, F_UNLCK);
+	pthread_mutex_unlock(&env->me_semguard[writer]);
+}
+#endif	/* MDB_USE_POSIX_SEM */
 
 /** @cond */
 static MDB_cmp_func	mdb_cmp_memn, mdb_cmp_memnr, mdb_cmp_int, mdb_cmp_cint, mdb_cmp_long;
@@ -4098,6 +4226,15 @@ mdb_env_create(MDB_env **env)
 #ifdef MDB_USE_POSIX_SEM
 	e->me_rmutex = SEM_FAILED;
 	e->me_wmutex = SEM_FAILED;
+	if (pthread_mutex_init(&e->me_semguard[0], NULL) != 0) {
+		free(e);
+		return ENOMEM;
+	}
+	if (pthread_mutex_init(&e->me_semguard[1], NULL) != 0) {
+		pthread_mutex_destroy(&e->me_semguard[0]);
+		free(e);
+		return ENOMEM;
+	}
 #endif
 	e->me_pid = getpid();
 	GET_PAGESIZE(e->me_os_psize);
@@ -5330,6 +5467,10 @@ mdb_env_close(MDB_env *env)
 	}
 
 	mdb_env_close0(env, 0);
+#ifdef MDB_USE_POSIX_SEM
+	pthread_mutex_destroy(&env->me_semguard[0]);
+	pthread_mutex_destroy(&env->me_semguard[1]);
+#endif
 	free(env);
 }
 

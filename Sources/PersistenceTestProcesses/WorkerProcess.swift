@@ -6,20 +6,30 @@ package import Foundation
     import Darwin
 #endif
 
-/// A running `ReliabilityWorker` child process (the kill -9 tests of the reliability and sync suites), its output read line by line as it is written.
+/// A running worker child process — `ReliabilityWorker` (the kill -9 tests of the reliability and sync suites) or
+/// `LMDBWorker` (the LMDB suite's multi-process tests) — its output read line by line as it is written.
 package final class WorkerProcess {
     private let process = Process()
     private let output = Pipe()
+    private let inputPipe = Pipe()
     private var buffer = Data()
     private var ended = false
     /// Where the child's standard error goes, for failure messages.
     package let errorFile: URL
 
-    /// Starts the worker with `arguments`; its standard error goes to `errorFile`.
-    package init(_ arguments: [String], errorFile: URL) throws {
+    /// Starts the worker `binary` with `arguments` and `environment` added to this process's; its standard error
+    /// goes to `errorFile`. With `input`, the child's standard input is a pipe that stays open until ``closeInput()``.
+    package init(
+        _ arguments: [String], errorFile: URL, binary: Binary = .reliability, environment: [String: String] = [:],
+        input: Bool = false
+    ) throws {
         self.errorFile = errorFile
-        process.executableURL = try Self.binary()
+        process.executableURL = try Self.binary(binary)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        if input { process.standardInput = inputPipe }
         process.standardOutput = output
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.standardError = try FileHandle(forWritingTo: errorFile)
@@ -51,6 +61,15 @@ package final class WorkerProcess {
         return lines
     }
 
+    /// Writes `line` and a newline to the child's standard input (started with `input`).
+    package func send(_ line: String) { inputPipe.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+    /// Ends the child's standard input (a worker that waits for it then goes on).
+    package func closeInput() { try? inputPipe.fileHandleForWriting.close() }
+
+    /// Whether the child is still running.
+    package var isRunning: Bool { process.isRunning }
+
     /// Sends SIGKILL: the child stops wherever it is, with no chance to clean up.
     package func kill() {
         #if canImport(Glibc)
@@ -79,32 +98,50 @@ package final class WorkerProcess {
     }
 
     /// Runs the worker to its end and returns its output lines and how it ended.
-    package static func run(_ arguments: [String], errorFile: URL) throws -> (lines: [String], termination: Termination)
-    {
-        let worker = try WorkerProcess(arguments, errorFile: errorFile)
+    package static func run(
+        _ arguments: [String], errorFile: URL, binary: Binary = .reliability, environment: [String: String] = [:]
+    ) throws -> (lines: [String], termination: Termination) {
+        let worker = try WorkerProcess(arguments, errorFile: errorFile, binary: binary, environment: environment)
         let lines = worker.remainingLines()
         return (lines, worker.wait())
     }
 
-    /// The worker binary: `RELIABILITY_WORKER`, or `ReliabilityWorker` in the build products directory that holds
-    /// the test bundle (SwiftPM builds it first: the test target depends on it).
-    package static func binary() throws -> URL {
+    /// A worker executable of this package.
+    package struct Binary: Sendable {
+        /// Its name in the build products directory.
+        package var name: String
+        /// The environment variable that names another path for it.
+        package var override: String
+
+        package init(name: String, override: String) {
+            self.name = name
+            self.override = override
+        }
+
+        package static let reliability = Binary(name: "ReliabilityWorker", override: "RELIABILITY_WORKER")
+        package static let lmdb = Binary(name: "LMDBWorker", override: "LMDB_WORKER")
+    }
+
+    /// The worker binary: the path in its environment variable, or the executable of its name in the build products
+    /// directory that holds the test bundle (SwiftPM builds it first: the test target depends on it).
+    package static func binary(_ worker: Binary = .reliability) throws -> URL {
         let environment = ProcessInfo.processInfo.environment
-        if let path = environment["RELIABILITY_WORKER"] { return URL(fileURLWithPath: path) }
+        if let path = environment[worker.override] { return URL(fileURLWithPath: path) }
         var candidates = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()]
         candidates.append(Bundle.main.bundleURL)
         candidates += Bundle.allBundles.map { $0.bundleURL.deletingLastPathComponent() }
         for directory in candidates {
-            let binary = directory.appendingPathComponent("ReliabilityWorker")
+            let binary = directory.appendingPathComponent(worker.name)
             if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
         }
-        throw WorkerNotFound()
+        throw WorkerNotFound(worker: worker)
     }
 
     package struct WorkerNotFound: Error, CustomStringConvertible {
+        let worker: Binary
         package var description: String {
-            "ReliabilityWorker was not found next to the test bundle; build it (swift build --build-tests) or set "
-                + "RELIABILITY_WORKER"
+            "\(worker.name) was not found next to the test bundle; build it (swift build --build-tests) or set "
+                + worker.override
         }
     }
 }

@@ -110,10 +110,17 @@ let package = Package(
             dependencies: ["PersistenceCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
+        .target(name: "PersistenceTestProcesses", dependencies: ["PersistenceCore"], swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "LMDBWorker",
+            dependencies: ["PersistenceCore", "PersistenceLMDB", "PersistenceTestProcesses", "CLMDB"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "PersistenceLMDBTests",
             dependencies: [
                 "PersistenceCore", "PersistenceEngine", "PersistenceLMDB", "PersistenceTesting",
+                "PersistenceTestProcesses", "LMDBWorker",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

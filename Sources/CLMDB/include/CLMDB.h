@@ -20,3 +20,7 @@ int persistence_has_full_fsync(void);
 // For tests on Linux: the value of the named POSIX semaphore `name` (1: free, 0: held) in *value, 0 returned; an errno
 // when it can't be opened or read (Apple has no sem_getvalue).
 int persistence_semaphore_value(const char *name, int *value);
+
+// For tests: takes the named POSIX semaphore (waits for it) and keeps it: 0, or an errno when it can't be opened or
+// taken. A process that calls this on one of LMDB's semaphores and then dies is a holder that died holding it.
+int persistence_semaphore_take(const char *name);

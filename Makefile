@@ -287,8 +287,8 @@ vendored-check:
 # A store written by the system-library build (the root's `.build`, as `make test` leaves it) opens in the vendored
 # build (`.build-vendored`, as vendored-check leaves it), and the other way round, with both ciphers: the default
 # build writes its stores, the vendored build reads them and writes its own, the default build reads those
-# (Tests/PersistenceLMDBTests/CrossBuildTests.swift). 2 min after `make test`'s build, most of it the root's no-op
-# build planning.
+# (Tests/PersistenceLMDBTests/CrossBuildTests.swift); and a store one build holds open (its LMDBWorker) is refused by
+# the other with `busy`, both ways. 2 min after `make test`'s build, most of it the root's no-op build planning.
 CROSS_DIRECTORY := $(VENDORED_SCRATCH)/cross-build
 CROSS_TEST := PERSISTENCE_CROSS_BUILD_DIRECTORY=$(CROSS_DIRECTORY)
 
@@ -297,9 +297,12 @@ vendored-cross-check: deps
 	rm -rf $(CROSS_DIRECTORY)
 	$(SWIFT) build --build-tests
 	$(CROSS_TEST) $(SWIFT) test --skip-build --disable-xctest --filter CrossBuildTests
-	$(CROSS_TEST) PERSISTENCE_CROSS_BUILD_EXPECT_OTHER=1 PERSISTENCE_EXPECT_VENDORED=1 $(VENDORED_TEST) \
+	$(CROSS_TEST) PERSISTENCE_CROSS_BUILD_EXPECT_OTHER=1 PERSISTENCE_EXPECT_VENDORED=1 \
+		PERSISTENCE_CROSS_BUILD_OTHER_WORKER="$$($(SWIFT) build --show-bin-path)/LMDBWorker" $(VENDORED_TEST) \
 		--filter CrossBuildTests --filter expectedBuild
-	$(CROSS_TEST) PERSISTENCE_CROSS_BUILD_EXPECT_OTHER=1 PERSISTENCE_EXPECT_VENDORED=0 $(SWIFT) test --skip-build \
+	$(CROSS_TEST) PERSISTENCE_CROSS_BUILD_EXPECT_OTHER=1 PERSISTENCE_EXPECT_VENDORED=0 \
+		PERSISTENCE_CROSS_BUILD_OTHER_WORKER="$$($(SWIFT) build --package-path $(VENDORED_PACKAGE) \
+		--scratch-path $(VENDORED_SCRATCH) --show-bin-path)/LMDBWorker" $(SWIFT) test --skip-build \
 		--disable-xctest --filter CrossBuildTests --filter expectedBuild
 
 clean:

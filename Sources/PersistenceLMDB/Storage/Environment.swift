@@ -80,10 +80,14 @@ final class Environment: @unchecked Sendable {
 
     /// Opens the environment of the file at `path` read-only (see ``Access/readOnly(lockFile:)``), with the map
     /// size the file records: for reading a store without writing a byte of it (``LMDBStoredStore``).
-    convenience init(readOnlyPath path: String, lockFile: Bool, maximumDatabases: Int) throws {
+    /// - Parameter semaphorePrefix: As ``LMDBBuilder/semaphorePrefix`` (validated): the app group of an app that
+    ///   shares the store, used when this process is the first to open it.
+    convenience init(
+        readOnlyPath path: String, lockFile: Bool, maximumDatabases: Int, semaphorePrefix: String? = nil
+    ) throws {
         try self.init(
             path: path, exactMapSize: nil, maximumReaders: 126, maximumDatabases: maximumDatabases,
-            access: .readOnly(lockFile: lockFile))
+            access: .readOnly(lockFile: lockFile), semaphorePrefix: semaphorePrefix)
     }
 
     private init(
@@ -111,7 +115,9 @@ final class Environment: @unchecked Sendable {
             if case .readOnly(let lockFile) = access {
                 flags |= UInt32(MDB_RDONLY) | (lockFile ? 0 : UInt32(MDB_NOLOCK))
             }
-            try LMDBError.check(mdb_env_open(env, path, flags, 0o600), "could not open the store file")
+            let code = mdb_env_open(env, path, flags, 0o600)
+            if code == MDB_VERSION_MISMATCH, Self.lockFileIsHeld(path + "-lock") { throw Self.otherLockingBuild(path) }
+            try LMDBError.check(code, "could not open the store file")
         } catch {
             mdb_env_close(env)
             throw error
@@ -126,6 +132,32 @@ final class Environment: @unchecked Sendable {
         self.path = path
         self.fullFsync = fullFsync
         maximumKeySize = Int(mdb_env_get_maxkeysize(env))
+    }
+
+    /// Whether a live process has the lock file open as LMDB does (a shared `fcntl` lock on its first byte).
+    private static func lockFileIsHeld(_ lockPath: String) -> Bool {
+        let descriptor = open(lockPath, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        let file = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        defer { try? file.close() }
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        lock.l_start = 0
+        lock.l_len = 1
+        return fcntl(descriptor, F_GETLK, &lock) == 0 && lock.l_type != Int16(F_UNLCK)
+    }
+
+    /// `MDB_VERSION_MISMATCH` with the lock file held by a live process: its LMDB locks otherwise than this build's
+    /// (robust mutexes in the system's liblmdb; guarded POSIX semaphores in the vendored LMDB), so the two can't
+    /// share the store at the same time. Not damage: the store opens once that process closes it.
+    private static func otherLockingBuild(_ path: String) -> PersistenceError {
+        PersistenceError(
+            .busy,
+            "the store is open in another process whose LMDB locks in another way (the system's liblmdb and the "
+                + "vendored LMDB of Apple's platforms and the VendoredLibraries build can't share a store at the same "
+                + "time): close it there, then open it again",
+            nativeCode: MDB_VERSION_MISMATCH, nativeMessage: "MDB_VERSION_MISMATCH: lock file format of another build")
     }
 
     /// Whether this build's LMDB can prefix its semaphore names (``LMDBBuilder/semaphorePrefix``): the vendored

@@ -8,7 +8,11 @@ extension LMDBBuilder {
     /// Checks ``semaphorePrefix`` before anything touches disk.
     /// - Throws: `invalidConfiguration` for a prefix that is empty, longer than 20 UTF-8 bytes, holds `/` or NUL, or
     ///   is set where this build's LMDB has no semaphore names to prefix (the system's liblmdb).
-    func validateSemaphorePrefix() throws {
+    func validateSemaphorePrefix() throws { try Self.validateSemaphorePrefix(semaphorePrefix) }
+
+    /// Checks a semaphore prefix (``semaphorePrefix``, or the one the store tool is given) as
+    /// ``validateSemaphorePrefix()`` does; nothing for `nil`.
+    static func validateSemaphorePrefix(_ semaphorePrefix: String?) throws {
         guard let semaphorePrefix else { return }
         let bytes = semaphorePrefix.utf8
         guard !bytes.isEmpty else {

@@ -45,7 +45,7 @@ package enum StoreMaintenance {
         }
         try StoreAccess.checkReadable(file)
         do {
-            try LMDBStoredStore(file: file, passphrase: nil).close()
+            try LMDBStoredStore(file: file, passphrase: nil, semaphorePrefix: StoreOpener.lmdbSemaphorePrefix).close()
             throw PersistenceError(
                 .invalidConfiguration, "\(locator) is not encrypted, so it has no passphrase to change")
         } catch let error as PersistenceError where error.code == .wrongPassphrase {
@@ -54,7 +54,8 @@ package enum StoreMaintenance {
         let oldSecret = try current.read(label: "Current passphrase of \(file.path)")
         let newSecret = try new.readNew(label: "New passphrase of \(file.path)")
         let change = try LMDBStoredStore.changePassphrase(
-            file: file, from: oldSecret, to: newSecret, keyDerivation: keyDerivation)
+            file: file, from: oldSecret, to: newSecret, keyDerivation: keyDerivation,
+            semaphorePrefix: StoreOpener.lmdbSemaphorePrefix)
         var line = "changed the passphrase of \(locator): key derivation \(change.keyDerivationAfter)"
         if change.keyDerivationAfter != change.keyDerivationBefore { line += " (was \(change.keyDerivationBefore))" }
         if change.formatAfter != change.formatBefore {

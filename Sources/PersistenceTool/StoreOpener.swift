@@ -16,6 +16,17 @@ package struct StoreOpener: Sendable {
     /// `wrongPassphrase`).
     package var prompts = true
 
+    /// The semaphore prefix LMDB stores are opened with: ``lmdbSemaphorePrefix`` unless set.
+    package var semaphorePrefix = Self.lmdbSemaphorePrefix
+
+    /// `PERSISTENCE_LMDB_SEMAPHORE_PREFIX`: the app group of an app that opens its LMDB store with
+    /// `LMDBBuilder.semaphorePrefix` (Apple's platforms, and the vendored LMDB). When the tool is the first process to
+    /// open such a store, LMDB names the store's semaphores after it, so the app, opening the store meanwhile in its
+    /// sandbox, can use them; without it the app can't open the store until the tool has closed it. `nil` when unset.
+    package static var lmdbSemaphorePrefix: String? {
+        ProcessInfo.processInfo.environment["PERSISTENCE_LMDB_SEMAPHORE_PREFIX"]
+    }
+
     package init(passphrase: SecretSource? = nil) { self.passphrase = passphrase }
 
     /// Opens plain stores only: an encrypted one is `wrongPassphrase`, never a prompt.
@@ -37,14 +48,16 @@ package struct StoreOpener: Sendable {
             let file = try locator.requiredFile
             if let passphrase {
                 return try LMDBStoredStore(
-                    file: file, passphrase: try passphrase.read(label: "Passphrase of \(file.path)"))
+                    file: file, passphrase: try passphrase.read(label: "Passphrase of \(file.path)"),
+                    semaphorePrefix: semaphorePrefix)
             }
             do {
-                return try LMDBStoredStore(file: file, passphrase: nil)
+                return try LMDBStoredStore(file: file, passphrase: nil, semaphorePrefix: semaphorePrefix)
             } catch let error as PersistenceError where error.code == .wrongPassphrase && prompts {
                 // Encrypted: now it is worth asking.
                 return try LMDBStoredStore(
-                    file: file, passphrase: try SecretSource.prompt.read(label: "Passphrase of \(file.path)"))
+                    file: file, passphrase: try SecretSource.prompt.read(label: "Passphrase of \(file.path)"),
+                    semaphorePrefix: semaphorePrefix)
             }
         case .postgres:
             return try PostgresStoredStore(

@@ -40,6 +40,11 @@ struct PlatformOptionsTests {
     func systemLibraryRefusesPrefix() throws {
         try withTemporaryDirectory { directory in
             var builder = secrets(directory)
+            try builder.create().close()
+            let stored = #expect(throws: PersistenceError.self) {
+                try LMDBStoredStore(file: dataFile(directory), passphrase: nil, semaphorePrefix: "group.notes")
+            }
+            #expect(stored?.code == .invalidConfiguration)
             builder.semaphorePrefix = "group.notes"
             let error = #expect(throws: PersistenceError.self) { try builder.create() }
             #expect(error?.code == .invalidConfiguration)
@@ -66,6 +71,37 @@ struct PlatformOptionsTests {
                 #expect(try db.recover(Secret.self, id: 1)?.note == "one")
                 try db.close()
                 #expect(semaphores(prefix: prefix).isEmpty, "the last process to close removes them")
+            }
+        }
+
+        @Test(
+            "the store tool's opening names the semaphores after the app's prefix when it opens first",
+            .enabled(if: isVendored))
+        func storedStoreTakesThePrefix() throws {
+            try withTemporaryDirectory { directory in
+                let prefix = uniquePrefix(bytes: 12)
+                var builder = secrets(directory)
+                builder.semaphorePrefix = prefix
+                let db = try builder.create()
+                try db.create(Secret(id: 1, note: "one", tag: "a"))
+                try db.close()
+                #expect(semaphores(prefix: prefix).isEmpty)
+
+                // The tool first (read-only, as `inspect` and `export` open): the app's names.
+                let stored = try LMDBStoredStore(
+                    file: dataFile(directory), passphrase: "correct horse battery staple", semaphorePrefix: prefix)
+                #expect(semaphores(prefix: prefix).count == 2)
+                // The app opens meanwhile with the same names (LMDB takes them from the lock file) and writes.
+                let app = try builder.create()
+                try app.create(Secret(id: 2, note: "two", tag: "b"))
+                try app.close()
+                try stored.close()
+                #expect(semaphores(prefix: prefix).isEmpty, "the last process to close removes them")
+
+                let refused = #expect(throws: PersistenceError.self) {
+                    try LMDBStoredStore(file: dataFile(directory), passphrase: nil, semaphorePrefix: "group/notes")
+                }
+                #expect(refused?.code == .invalidConfiguration)
             }
         }
 

@@ -40,6 +40,25 @@ struct MaintenanceCommandTests {
         return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    @Test("PERSISTENCE_LMDB_SEMAPHORE_PREFIX reaches every LMDB opening: refused where LMDB names no semaphores")
+    func semaphorePrefixFromTheEnvironment() throws {
+        try withTemporaryDirectory { directory in
+            let store = try lmdbStore(in: directory, name: "Sealed", passphrase: Self.old)
+            var environment = Self.environment
+            environment["PERSISTENCE_LMDB_SEMAPHORE_PREFIX"] = "group.notes"
+            // The default build links the system's liblmdb, whose locks are mutexes: no names to prefix. (The
+            // vendored LMDB's use of the prefix is tested in the LMDB suite, on LMDBStoredStore.)
+            for arguments in [
+                ["hash", store.path, "--passphrase-env", "OLD_PASSPHRASE"],
+                ["rekey", store.path, "--passphrase-env", "OLD_PASSPHRASE", "--new-passphrase-env", "NEW_PASSPHRASE"],
+            ] {
+                let run = try Tool.run(arguments, environment: environment)
+                #expect(run.status != 0 && run.errors.contains("semaphorePrefix"), "\(arguments[0]): \(run.errors)")
+            }
+            #expect(try hash(store, passphraseEnv: "OLD_PASSPHRASE").hasPrefix("sha256:"), "the store is unchanged")
+        }
+    }
+
     @Test func rekeyChangesThePassphraseKeepsTheContentAndRefusesWhatItCannotDo() throws {
         try withTemporaryDirectory { directory in
             let store = try lmdbStore(in: directory, name: "Sealed", passphrase: Self.old)

@@ -31,17 +31,20 @@ extension LMDBStoredStore {
     ///   - currentPassphrase: The passphrase that opens the store now.
     ///   - newPassphrase: The passphrase that opens it afterwards.
     ///   - keyDerivation: The new passphrase's key derivation; `nil` keeps the store's.
+    ///   - semaphorePrefix: As ``init(file:passphrase:semaphorePrefix:)``'s.
     /// - Throws: `PersistenceError` — `notFound`; `storeInUse` while this process has the store open;
     ///   `invalidSchema` for an LMDB file Persistence did not create; `invalidConfiguration` for an unencrypted
     ///   store, an empty passphrase or a key derivation out of range; `wrongPassphrase`; `corrupt`;
     ///   `unsupportedFormatVersion`; `busy` when other processes kept changing the passphrase meanwhile.
     package static func changePassphrase(
-        file: URL, from currentPassphrase: String, to newPassphrase: String, keyDerivation: KeyDerivation?
+        file: URL, from currentPassphrase: String, to newPassphrase: String, keyDerivation: KeyDerivation?,
+        semaphorePrefix: String? = nil
     ) throws -> PassphraseChange {
+        try LMDBBuilder.validateSemaphorePrefix(semaphorePrefix)
         _ = try PassphraseKey.normalized(currentPassphrase)
         _ = try PassphraseKey.normalized(newPassphrase)
         try keyDerivation?.validate()
-        let session = try MaintenanceSession(file: file)
+        let session = try MaintenanceSession(file: file, semaphorePrefix: semaphorePrefix)
         defer { session.close() }
         let environment = session.environment
         // As `LMDBDatabase.changePassphrase`: another process may change the passphrase between the check and the

@@ -63,9 +63,13 @@ package final class LMDBStoredStore: StoredStore {
     /// - Throws: ``PersistenceError`` — `notFound` for no file; `corrupt` for a file that isn't an LMDB store or
     ///   whose metadata is damaged; `invalidSchema` for an LMDB file Persistence didn't create;
     ///   `unsupportedFormatVersion` for a newer format; `invalidConfiguration` for a passphrase given for an
-    ///   unencrypted store; `wrongPassphrase` for a missing or wrong passphrase of an encrypted one; `storeInUse`
-    ///   while a database of this process has the store open.
-    package init(file: URL, passphrase: String?) throws {
+    ///   unencrypted store, or a semaphore prefix LMDB can't use; `wrongPassphrase` for a missing or wrong passphrase
+    ///   of an encrypted one; `storeInUse` while a database of this process has the store open.
+    /// - Parameter semaphorePrefix: The app group an app that shares the store opens it with
+    ///   (``LMDBBuilder/semaphorePrefix``): when this process is the first to open the store, LMDB names its
+    ///   semaphores after it, so that the app, opening meanwhile in its sandbox, can use them.
+    package init(file: URL, passphrase: String?, semaphorePrefix: String? = nil) throws {
+        try LMDBBuilder.validateSemaphorePrefix(semaphorePrefix)
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw PersistenceError(.notFound, "no LMDB store at \(file.path)")
         }
@@ -79,7 +83,8 @@ package final class LMDBStoredStore: StoredStore {
         let environment: Environment
         do {
             environment = try Environment(
-                readOnlyPath: file.path, lockFile: usesLockFile, maximumDatabases: Self.maximumDatabases)
+                readOnlyPath: file.path, lockFile: usesLockFile, maximumDatabases: Self.maximumDatabases,
+                semaphorePrefix: semaphorePrefix)
         } catch let error as PersistenceError where usesLockFile && error.code == .permissionDenied {
             // A lock file this process can't write (another user's store, a read-only volume): read without it.
             usesLockFile = false

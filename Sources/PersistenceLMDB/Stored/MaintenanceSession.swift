@@ -30,7 +30,8 @@ final class MaintenanceSession {
     /// Opens the store at `file` read-write.
     /// - Throws: `notFound` for no file; `storeInUse` while a database of this process has it open; an LMDB error
     ///   for a file that isn't an LMDB environment or can't be opened for writing.
-    init(file: URL) throws {
+    /// - Parameter semaphorePrefix: As ``LMDBStoredStore/init(file:passphrase:semaphorePrefix:)``'s, validated.
+    init(file: URL, semaphorePrefix: String? = nil) throws {
         guard FileManager.default.fileExists(atPath: file.path) else {
             throw PersistenceError(.notFound, "no LMDB store at \(file.path)")
         }
@@ -45,7 +46,7 @@ final class MaintenanceSession {
             try Self.checkIsStore(file)
             environment = try Environment(
                 path: file.path, mapSize: LMDBBuilder.defaultMapSize, maximumReaders: 126,
-                maximumDatabases: Self.maximumDatabases)
+                maximumDatabases: Self.maximumDatabases, semaphorePrefix: semaphorePrefix)
         } catch {
             registration.end()
             throw error

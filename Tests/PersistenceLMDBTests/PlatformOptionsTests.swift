@@ -36,6 +36,22 @@ struct PlatformOptionsTests {
         }
     }
 
+    #if os(Linux) && arch(x86_64)
+        /// The vendored libsodium's configuration once found no AVX on any x86_64 CPU (its CPU detection lacked
+        /// XGETBV), so AES-256-GCM, which 1.0.20's AES-NI code needs AVX for, was never available and new stores
+        /// took XChaCha20-Poly1305. Both builds must see what the CPU has.
+        @Test("a CPU with AES-NI, PCLMUL and AVX gets AES-256-GCM for new stores, with either libsodium")
+        func hardwareAESIsDetected() throws {
+            let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+            let flags = Set(
+                cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").map(String.init)
+                    ?? [])
+            try #require(!flags.isEmpty, "no flags line in /proc/cpuinfo")
+            let hasHardwareAES = flags.isSuperset(of: ["aes", "pclmulqdq", "avx"])
+            #expect(ValueCipher.preferred == (hasHardwareAES ? .aes256gcm : .xchacha20poly1305), "flags: \(flags)")
+        }
+    #endif
+
     @Test("the system's liblmdb names no semaphores: a prefix is refused", .enabled(if: !isVendored))
     func systemLibraryRefusesPrefix() throws {
         try withTemporaryDirectory { directory in

@@ -45,6 +45,13 @@
 # define HAVE_AVX512FINTRIN_H 1
 # define HAVE_WMMINTRIN_H 1
 # define HAVE_RDRAND 1
+/* XGETBV, which says whether the OS saves the AVX registers: without it runtime.c finds no AVX, and so no AVX2
+ * (Argon2's fast path) and no AES-256-GCM (1.0.20's AES-NI code needs AVX: crypto_aead_aes256gcm_is_available()
+ * returned 0 on every x86_64 CPU). configure gets it through HAVE_AVX_ASM, which would also turn the assembly on;
+ * runtime.c (one line patched) takes the same inline XGETBV under this macro alone. */
+# if defined(__GNUC__) || defined(__clang__)
+#  define PERSISTENCE_XGETBV_ASM 1
+# endif
 #elif defined(__aarch64__) || defined(__arm64__)
 /* ARMv8 crypto extensions: AES-256-GCM (and AEGIS) on arm64, chosen at run time where the CPU has them (always on
  * Apple silicon). */

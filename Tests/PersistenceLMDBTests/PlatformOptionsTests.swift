@@ -153,20 +153,45 @@ struct PlatformOptionsTests {
         }
     #endif
 
-    @Test("no read transaction outlives its block (either build)")
-    func noReaderBetweenTransactions() async throws {
+    /// Runs `body` on a new store holding one `Secret`, with its environment.
+    private func withOneSecret(_ body: (LMDBDatabase, Environment) async throws -> Void) async throws {
         let directory = try makeDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        do {
-            let db = try secrets(directory).create()
-            defer { try? db.close() }
-            let environment = try db.environment
-            try await db.write { try $0.create(Secret(id: 1, note: "one", tag: "a")) }
+        let db = try secrets(directory).create()
+        defer { try? db.close() }
+        try await db.write { try $0.create(Secret(id: 1, note: "one", tag: "a")) }
+        try await body(db, try db.environment)
+    }
+
+    @Test("no read transaction outlives its block (either build)")
+    func noReaderBetweenTransactions() async throws {
+        try await withOneSecret { db, environment in
             try await db.read { _ in #expect(environment.readTransactionsOfThisProcess() == 1) }
             _ = try await db.read { try $0.recover(Secret.self, id: 1) }
             let all: [Secret] = try db.recover(Secret.self)
             #expect(all.count == 1)
             #expect(environment.readTransactionsOfThisProcess() == 0)
+        }
+    }
+
+    @Test("reads reuse a few reader slots: none per read, none holding a snapshot between reads")
+    func readsReuseReaderSlots() async throws {
+        try await withOneSecret { db, environment in
+            for _ in 0..<200 { _ = try db.recover(Secret.self, id: 1) }
+            #expect(environment.readerSlotsOfThisProcess() == (reading: 0, idle: 1), "one slot for reads in turn")
+            // Reads at once take a slot each; afterwards a few stay kept, none holding a snapshot.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { for _ in 0..<50 { _ = try await db.read { try $0.recover(Secret.self, id: 1) } } }
+                }
+                try await group.waitForAll()
+            }
+            let slots = environment.readerSlotsOfThisProcess()
+            #expect(slots.reading == 0)
+            #expect((1...6).contains(slots.idle), "\(slots)")
+            // A write after the reads: the kept slots hold no old snapshot back, and reads see the write.
+            try await db.write { try $0.update(Secret(id: 1, note: "uno", tag: "a")) }
+            #expect(try db.recover(Secret.self, id: 1)?.note == "uno")
         }
     }
 

@@ -37,6 +37,13 @@ final class Environment: @unchecked Sendable {
     private let isClosed = Atomic<Bool>(false)
     /// Set once `mdb_env_close` has run.
     private let isHandleClosed = Atomic<Bool>(false)
+    /// Read transactions ended with `mdb_txn_reset`, kept with their reader slots so that the next reads begin with
+    /// `mdb_txn_renew` (``Transaction/init(readingFrom:)``); at most ``idleReaderLimit``, guarded by their lock.
+    private var idleReaders: [OpaquePointer] = []
+    private let idleReaderLock = NSLock()
+    /// How many idle read handles are kept: each holds one of the lock file's reader slots (`maximumReaders`, shared
+    /// by every process), so a few, and fewer for a small reader table.
+    private let idleReaderLimit: Int
     /// The nonce counter after the last write of this process that sealed values, committed or not: a rolled-back
     /// write's nonces are never handed out again (its pages may have reached the file).
     private let nonceHighWater = Atomic<UInt64>(0)
@@ -131,6 +138,7 @@ final class Environment: @unchecked Sendable {
         handle = env
         self.path = path
         self.fullFsync = fullFsync
+        idleReaderLimit = min(8, maximumReaders / 16)
         maximumKeySize = Int(mdb_env_get_maxkeysize(env))
     }
 
@@ -166,7 +174,10 @@ final class Environment: @unchecked Sendable {
 
     /// How many reader slots of this process hold a read transaction now, from `mdb_reader_list` (a line per slot in
     /// use: pid, thread, and the snapshot it reads or `-` for none): for tests that no transaction outlives its block.
-    func readTransactionsOfThisProcess() -> Int {
+    func readTransactionsOfThisProcess() -> Int { readerSlotsOfThisProcess().reading }
+
+    /// This process's reader slots: those holding a snapshot, and those kept idle (``keepIdleReader(_:)``).
+    func readerSlotsOfThisProcess() -> (reading: Int, idle: Int) {
         final class Lines { var lines: [String] = [] }
         let collected = Lines()
         _ = withExtendedLifetime(collected) {
@@ -179,10 +190,11 @@ final class Environment: @unchecked Sendable {
                 }, Unmanaged.passUnretained(collected).toOpaque())
         }
         let pid = String(getpid())
-        return collected.lines.count { line in
-            let fields = line.split(separator: " ")
-            return fields.count == 3 && fields[0] == pid && fields[2] != "-"
+        let mine = collected.lines.map { $0.split(whereSeparator: \.isWhitespace) }.filter {
+            $0.count == 3 && $0[0] == pid
         }
+        let idle = mine.count { $0[2] == "-" }
+        return (mine.count - idle, idle)
     }
 
     /// The value of the named POSIX semaphore (1: free, 0: held), or `nil` when it can't be read: for tests, on Linux,
@@ -206,7 +218,10 @@ final class Environment: @unchecked Sendable {
     }
 
     deinit {
-        if !isHandleClosed.load(ordering: .acquiring) { mdb_env_close(handle) }
+        if !isHandleClosed.load(ordering: .acquiring) {
+            for reader in takeIdleReaders() { mdb_txn_abort(reader) }
+            mdb_env_close(handle)
+        }
     }
 
     /// Refuses new transactions, waits for those under way to end, then closes the handle; later transactions
@@ -222,6 +237,9 @@ final class Environment: @unchecked Sendable {
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         try writer.withLock {
             growth.withExclusive {
+                // No read is under way (the growth lock is held exclusively): the kept handles end before the
+                // environment does (lmdb.h: every transaction must end before mdb_env_close).
+                for reader in takeIdleReaders() { mdb_txn_abort(reader) }
                 mdb_env_close(handle)
                 isHandleClosed.store(true, ordering: .releasing)
             }
@@ -255,7 +273,7 @@ final class Environment: @unchecked Sendable {
             do {
                 return try growth.withShared {
                     try checkOpen()
-                    let transaction = try Transaction(environment: self, readOnly: true)
+                    let transaction = try Transaction(readingFrom: self)
                     defer { transaction.abort() }
                     readDepth.increment()
                     defer { readDepth.decrement() }
@@ -265,6 +283,30 @@ final class Environment: @unchecked Sendable {
                 try adoptResizedMap()
             }
         }
+    }
+
+    /// An idle read handle to renew, if one is kept.
+    func takeIdleReader() -> OpaquePointer? {
+        idleReaderLock.lock()
+        defer { idleReaderLock.unlock() }
+        return idleReaders.popLast()
+    }
+
+    /// Keeps a reset read handle for the next read, or ends it when enough are kept or the environment is closing.
+    func keepIdleReader(_ reader: OpaquePointer) {
+        idleReaderLock.lock()
+        let kept = idleReaders.count < idleReaderLimit && !isClosed.load(ordering: .acquiring)
+        if kept { idleReaders.append(reader) }
+        idleReaderLock.unlock()
+        if !kept { mdb_txn_abort(reader) }
+    }
+
+    /// Every idle read handle, no longer kept.
+    private func takeIdleReaders() -> [OpaquePointer] {
+        idleReaderLock.lock()
+        defer { idleReaderLock.unlock() }
+        defer { idleReaders.removeAll() }
+        return idleReaders
     }
 
     /// Runs `body` once in a write transaction, committing when it returns. The caller holds ``writer``.

@@ -11,6 +11,8 @@ final class Transaction {
     let environment: Environment
     let isReadOnly: Bool
     private var isOpen = true
+    /// A read begun by ``init(readingFrom:)``: its end keeps the handle, with its reader slot, for the next read.
+    private var isKept = false
     /// The transaction this one is nested in (a savepoint), if any.
     private let parent: Transaction?
     /// How many cursors of this transaction are open (``withCursor(_:_:)``): a stepped write commits a step only
@@ -45,9 +47,33 @@ final class Transaction {
         if let parent { parent.record(key: key, value: value) } else { ownDemand.record(key: key, value: value) }
     }
 
-    init(environment: Environment, readOnly: Bool) throws {
+    convenience init(environment: Environment, readOnly: Bool) throws {
         var txn: OpaquePointer?
         let code = mdb_txn_begin(environment.handle, nil, readOnly ? UInt32(MDB_RDONLY) : 0, &txn)
+        try self.init(began: code, txn, environment: environment, readOnly: readOnly, kept: false)
+    }
+
+    /// Begins a read on one of the environment's idle read handles (``Environment/takeIdleReader()``) when it has
+    /// one — `mdb_txn_renew`: the handle keeps its reader slot, so no allocation and no reader-table lock (in the
+    /// vendored LMDB, none of its semaphore's guard either) — or on a new one; ending it keeps the handle for the next
+    /// read (``Environment/keepIdleReader(_:)``). For ``Environment/read(_:)``, which runs no read under way across
+    /// a change of the map.
+    convenience init(readingFrom environment: Environment) throws {
+        var txn: OpaquePointer?
+        var code: Int32
+        if let idle = environment.takeIdleReader() {
+            code = mdb_txn_renew(idle)
+            if code == MDB_SUCCESS { txn = idle } else { mdb_txn_abort(idle) }
+        } else {
+            code = mdb_txn_begin(environment.handle, nil, UInt32(MDB_RDONLY), &txn)
+        }
+        try self.init(began: code, txn, environment: environment, readOnly: true, kept: true)
+    }
+
+    /// A top-level transaction begun (`code`, the handle `txn`) by one of the initializers above.
+    private init(
+        began code: Int32, _ txn: OpaquePointer?, environment: Environment, readOnly: Bool, kept: Bool
+    ) throws {
         // Another process grew the map. Adopting its size needs the growth lock exclusively, which the caller holds
         // shared: let the environment adopt it outside, then begin again.
         if code == MDB_MAP_RESIZED { throw LMDBError.MapResized() }
@@ -56,6 +82,7 @@ final class Transaction {
         handle = txn
         self.environment = environment
         isReadOnly = readOnly
+        isKept = kept
         parent = nil
     }
 
@@ -93,7 +120,13 @@ final class Transaction {
     func abort() {
         guard isOpen else { return }
         isOpen = false
-        mdb_txn_abort(handle)
+        if isKept {
+            // Ends the snapshot (the slot no longer holds pages back) and keeps the handle.
+            mdb_txn_reset(handle)
+            environment.keepIdleReader(handle)
+        } else {
+            mdb_txn_abort(handle)
+        }
     }
 
     @inline(__always)

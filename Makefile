@@ -19,6 +19,7 @@
 #   make docs-check       every DocC link in the products' docs resolves (scripts/docc-links.sh)
 #   make vendored-check   the LMDB tests on the vendored LMDB and libsodium (Apple's configuration), no system library
 #   make vendored-cross-check  stores written by the system-library build open in the vendored build, and back
+#   make compare-vendored L1, L4, L6 and K on the vendored libraries against the system's, one run
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -51,7 +52,7 @@ endif
 .PHONY: help deps build lint test demo consumer-check consumer-check-sqlite consumer-check-lmdb consumer-check-sync
 .PHONY: consumer-check-postgres memory-backend-check clean
 .PHONY: compare bench-smoke benchmark instructions
-.PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check vendored-check vendored-cross-check
+.PHONY: reliability fuzz tsan test-postgres demo-postgres docs-check vendored-check vendored-cross-check compare-vendored
 
 help:
 	@echo "make demo            run the guided demo on SQLite, encrypted LMDB, then PostgreSQL (installs what is missing)"
@@ -74,6 +75,7 @@ help:
 	@echo "make docs-check      every DocC link in the products' docs resolves"
 	@echo "make vendored-check  the LMDB tests on the vendored LMDB and libsodium (what Apple platforms build)"
 	@echo "make vendored-cross-check  stores cross between the system-library and the vendored builds"
+	@echo "make compare-vendored  L1, L4, L6, K on the vendored LMDB and libsodium against the system's (release)"
 
 deps:
 	@if command -v pkg-config >/dev/null 2>&1 && pkg-config --exists sqlite3 lmdb libsodium; then \
@@ -351,6 +353,18 @@ compare: deps
 	@echo "==> compare: release build, then every workload against raw C and GRDB (a few minutes)"
 	scripts/with-postgres.sh $(SWIFT) run -c release --package-path $(BENCH_PACKAGE) compare $(COMPARE_ARGS) \
 		--tool-binary "$(BENCH_BIN)/persistence"
+
+# L1, L4, L6 and K on the vendored LMDB and libsodium (what Apple's platforms build) against the system's, in one run:
+# the Benchmarks package built again with its VendoredLibraries trait, in a scratch directory of its own (cold: about
+# 25 minutes on 2 cores, most of it the dependencies), then the two binaries run in turn (scripts/compare-vendored.sh).
+VENDORED_BENCH_SCRATCH := $(BENCH_PACKAGE)/.build-vendored
+compare-vendored: deps
+	@echo "==> compare-vendored: release builds of compare, system and vendored libraries"
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product compare
+	$(SWIFT) build -c release --package-path $(BENCH_PACKAGE) --product compare --traits VendoredLibraries \
+		--scratch-path $(VENDORED_BENCH_SCRATCH)
+	scripts/compare-vendored.sh "$(BENCH_BIN)/compare" "$$($(SWIFT) build -c release --package-path $(BENCH_PACKAGE) \
+		--scratch-path $(VENDORED_BENCH_SCRATCH) --show-bin-path)/compare"
 
 # Lints the package, builds every target in debug (the ordo-one suite included) and runs each workload once at tiny
 # sizes: the tool exits non-zero when a result fails verification; then the JSON must hold a row of every workload.

@@ -16,8 +16,20 @@ let swiftSettings: [SwiftSetting] = [
 let package = Package(
     name: "PersistenceBenchmarks",
     platforms: [.macOS(.v15)],
+    // The root's LMDB and libsodium providers, passed on: the system's by default, the vendored ones (what Apple's
+    // platforms build) with `--traits VendoredLibraries` (`make compare-vendored`: L1, L4, L6 and K on both).
+    traits: [
+        .trait(name: "SystemLibraries", description: "The root package's default: the system's liblmdb and libsodium."),
+        .trait(name: "VendoredLibraries", description: "The root package's vendored LMDB and libsodium."),
+        .default(enabledTraits: ["SystemLibraries"]),
+    ],
     dependencies: [
-        .package(name: "persistence", path: ".."),
+        .package(
+            name: "persistence", path: "..",
+            traits: [
+                .trait(name: "SystemLibraries", condition: .when(traits: ["SystemLibraries"])),
+                .trait(name: "VendoredLibraries", condition: .when(traits: ["VendoredLibraries"])),
+            ]),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         // The RuntimeInterposer trait (on by default) pulls in a package that is not needed for these metrics.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),

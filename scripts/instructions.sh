@@ -17,13 +17,16 @@
 #
 #   scripts/instructions.sh                   every workload at N=20000 (N1: 2 reads of the table)
 #   N=5000 ONLY=S2,D1 scripts/instructions.sh
+#   BIN=path/to/compare ONLY=L1,L4,L6,K scripts/instructions.sh   another build of compare (make compare-vendored)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-20000}
 ONLY=${ONLY:-}
 JSON=${JSON:-.benchmarks/instructions.json}
-swift build -c release --package-path Benchmarks --product compare >/dev/null
-BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)/compare"
+if [ -z "${BIN:-}" ]; then
+    swift build -c release --package-path Benchmarks --product compare >/dev/null
+    BIN="$(swift build -c release --package-path Benchmarks --show-bin-path)/compare"
+fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 # valgrind 3.19 can't read the toolchain's DWARF: run a copy without debug information (symbols kept).

@@ -11,7 +11,7 @@ struct Compare: ParsableCommand {
             ours against the table rebuild written in C, on plain and encrypted LMDB against a raw rewrite), R1 (reconciling N stored records with a snapshot: 10 % \
             changed, 5 % gone, 1 % new; ours on SQLite against the C API, ours on LMDB for information), P1–P6 \
             (PostgreSQL: ours against postgres-nio by hand, the S1–S6 operations), P7 (PostgreSQL: commits/s from \
-            1, 4 and 16 concurrent writers, ours and raw), L1, L4, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
+            1, 4 and 16 concurrent writers, ours and raw), L1, L4, L5, L6 (LMDB: raw, raw + AES-GCM, ours encrypted, \
             ours plain), K (opening a store), M (memory while iterating a large store), M2 (a migration block: a renamed \
             attribute, an added one with a default, on SQLite, plain and encrypted LMDB; time and peak memory), M3 \
             (S8's mapping on plain and encrypted LMDB at 1,000,000 records: how far the heap grows), O1 (what 100 observers of another entity \

@@ -40,7 +40,7 @@ struct Report {
         if !postgres.isEmpty { sections.append(postgresTable(postgres)) }
         let writers = rows.filter { $0.concurrentWriters != nil }
         if !writers.isEmpty { sections.append(concurrentWritersTable(writers)) }
-        let lmdb = rows.filter { ["L1", "L4", "L6"].contains($0.workload) }
+        let lmdb = rows.filter { ["L1", "L4", "L5", "L6"].contains($0.workload) }
         if !lmdb.isEmpty {
             sections.append(
                 "## LMDB\n\n" + timingTable(lmdb, referenceTitle: "× raw+AES").render()

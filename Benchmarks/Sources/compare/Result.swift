@@ -204,6 +204,7 @@ struct Target {
         switch workload {
         case .l1: Target(maximumRatioVsRaw: 3)
         case .l4: Target(maximumRatioVsRaw: 2)
+        case .l5: Target(maximumRatioVsRaw: 2)
         case .l6: Target(maximumRatioVsRaw: 4)
         case .k: nil
         }

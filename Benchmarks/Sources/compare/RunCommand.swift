@@ -15,7 +15,7 @@ struct RunCommand: ParsableCommand {
     )
     var n = 100_000
 
-    @Option(help: "Random point lookups in S3 and L4.")
+    @Option(help: "Random point lookups in S3, L4 and L5.")
     var lookups = 100_000
 
     @Option(help: "Random point lookups by id in P3 (each a round trip to the PostgreSQL server).")
@@ -77,7 +77,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L6, K, M, M2, M3, O1, \
+            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L5, L6, K, M, M2, M3, O1, \
             O2, 
             Y1–Y3, T1–T3); all when omitted. \
             P1–P7 and Y1–Y3 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \

@@ -29,6 +29,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case p7 = "P7"
     case l1 = "L1"
     case l4 = "L4"
+    case l5 = "L5"
     case l6 = "L6"
     case k = "K"
     case m = "M"

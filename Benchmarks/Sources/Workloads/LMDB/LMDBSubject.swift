@@ -14,6 +14,8 @@ public protocol LMDBSubject: AnyObject {
     func put(_ people: [Person]) throws
     /// L4: the record of each id that exists, in one read transaction.
     func get(ids: [Int64]) throws -> [Person]
+    /// L5: the record of each id that exists, each in a read transaction of its own.
+    func getEach(ids: [Int64]) throws -> [Person]
     /// L6: every record, decoded, in key order.
     func scan() throws -> [Person]
 

@@ -6,6 +6,8 @@ public enum LMDBWorkload: String, CaseIterable, Sendable {
     case l1 = "L1"
     /// Random gets by id, in one read transaction.
     case l4 = "L4"
+    /// Random gets by id, each in a read transaction of its own: the cost of beginning and ending a read.
+    case l5 = "L5"
     /// A full scan, decoding every record.
     case l6 = "L6"
     /// Open an existing store: for an encrypted one, the Argon2id key derivation and the passphrase check.
@@ -15,7 +17,7 @@ public enum LMDBWorkload: String, CaseIterable, Sendable {
     public func operations(in dataset: Dataset) -> Int {
         switch self {
         case .l1, .l6: dataset.people.count
-        case .l4: dataset.lookupIDs.count
+        case .l4, .l5: dataset.lookupIDs.count
         case .k: 1
         }
     }
@@ -37,6 +39,11 @@ public enum LMDBWorkload: String, CaseIterable, Sendable {
         case .l4:
             try S(directory: directory).put(dataset.people)
             let (people, seconds) = try Self.timed(S(directory: directory)) { try $0.get(ids: dataset.lookupIDs) }
+            try verify.expect(Checksum(people), equals: dataset.lookupChecksum, "found records")
+            return seconds
+        case .l5:
+            try S(directory: directory).put(dataset.people)
+            let (people, seconds) = try Self.timed(S(directory: directory)) { try $0.getEach(ids: dataset.lookupIDs) }
             try verify.expect(Checksum(people), equals: dataset.lookupChecksum, "found records")
             return seconds
         case .l6:

@@ -28,6 +28,15 @@ public class OursLMDBSubject {
 
     public func get(ids: [Int64]) throws -> [Person] { try recoverEach(ids, in: db) }
 
+    public func getEach(ids: [Int64]) throws -> [Person] {
+        var people: [Person] = []
+        people.reserveCapacity(ids.count)
+        for id in ids {
+            if let person = try db.recover(Person.self, id: id) { people.append(person) }
+        }
+        return people
+    }
+
     public func scan() throws -> [Person] {
         try db.read { context in try context.recover(Person.self, query: Query()) }
     }

@@ -48,18 +48,35 @@ final class RawLMDBStore<Cipher: ValueCipher> {
             var people: [Person] = []
             people.reserveCapacity(ids.count)
             for id in ids {
-                var key = PersonCodec.key(id)
-                var value = MDB_val()
-                let code = withUnsafeMutableBytes(of: &key) { keyBytes in
-                    var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
-                    return mdb_get(transaction, dbi, &keyValue, &value)
-                }
-                if code == MDB_NOTFOUND { continue }
-                try RawLMDBError.check(code, "mdb_get")
-                people.append(try decode(id: id, value))
+                if let person = try lookup(id, dbi, transaction) { people.append(person) }
             }
             return people
         }
+    }
+
+    /// L5: the record of each id that exists, each in a read transaction of its own.
+    func getEach(ids: [Int64]) throws -> [Person] {
+        let dbi = environment.dbi
+        var people: [Person] = []
+        people.reserveCapacity(ids.count)
+        for id in ids {
+            if let person = try environment.read({ try lookup(id, dbi, $0) }) { people.append(person) }
+        }
+        return people
+    }
+
+    /// The record of `id`, decoded, or `nil`.
+    @inline(__always)
+    private func lookup(_ id: Int64, _ dbi: MDB_dbi, _ transaction: OpaquePointer) throws -> Person? {
+        var key = PersonCodec.key(id)
+        var value = MDB_val()
+        let code = withUnsafeMutableBytes(of: &key) { keyBytes in
+            var keyValue = MDB_val(mv_size: keyBytes.count, mv_data: keyBytes.baseAddress)
+            return mdb_get(transaction, dbi, &keyValue, &value)
+        }
+        if code == MDB_NOTFOUND { return nil }
+        try RawLMDBError.check(code, "mdb_get")
+        return try decode(id: id, value)
     }
 
     func scan() throws -> [Person] {
@@ -105,6 +122,7 @@ public final class RawLMDBPlainSubject: LMDBSubject {
     public init(directory: URL) throws { store = try RawLMDBStore(directory: directory) }
     public func put(_ people: [Person]) throws { try store.put(streaming: people) }
     public func get(ids: [Int64]) throws -> [Person] { try store.get(ids: ids) }
+    public func getEach(ids: [Int64]) throws -> [Person] { try store.getEach(ids: ids) }
     public func scan() throws -> [Person] { try store.scan() }
     public func removeAll() throws { try store.removeAll() }
 }
@@ -117,6 +135,7 @@ public final class RawLMDBSealedSubject: LMDBSubject {
     public init(directory: URL) throws { store = try RawLMDBStore(directory: directory) }
     public func put(_ people: [Person]) throws { try store.put(streaming: people) }
     public func get(ids: [Int64]) throws -> [Person] { try store.get(ids: ids) }
+    public func getEach(ids: [Int64]) throws -> [Person] { try store.getEach(ids: ids) }
     public func scan() throws -> [Person] { try store.scan() }
     public func removeAll() throws { try store.removeAll() }
 }

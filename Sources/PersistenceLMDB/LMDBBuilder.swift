@@ -78,7 +78,9 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
     /// earlier growth; a store file already larger than the map opens with a map of its size. Set it in the
     /// extension's builder: `builder.initialMapSize = LMDBBuilder.appExtensionMapSize`.
     public static let appExtensionMapSize = 32 << 20
-    /// How many read transactions may be open at once across the processes using the store.
+    /// How many read transactions may be open at once across the processes using the store. Each process also keeps
+    /// the reader slots of up to `maximumReaders / 32` (at most 4) finished reads, to begin later reads on without
+    /// locking the reader table; they hold no snapshot.
     public var maximumReaders = 126
     /// The app group whose identifier starts the names of LMDB's semaphores; `nil` (the default) for LMDB's own
     /// names.

@@ -42,7 +42,7 @@ final class Environment: @unchecked Sendable {
     private var idleReaders: [OpaquePointer] = []
     private let idleReaderLock = NSLock()
     /// How many idle read handles are kept: each holds one of the lock file's reader slots (`maximumReaders`, shared
-    /// by every process), so a few, and fewer for a small reader table.
+    /// by every process), so a few — 3 of the default 126 — and none for a table of fewer than 32.
     private let idleReaderLimit: Int
     /// The nonce counter after the last write of this process that sealed values, committed or not: a rolled-back
     /// write's nonces are never handed out again (its pages may have reached the file).
@@ -138,7 +138,7 @@ final class Environment: @unchecked Sendable {
         handle = env
         self.path = path
         self.fullFsync = fullFsync
-        idleReaderLimit = min(8, maximumReaders / 16)
+        idleReaderLimit = min(4, maximumReaders / 32)
         maximumKeySize = Int(mdb_env_get_maxkeysize(env))
     }
 

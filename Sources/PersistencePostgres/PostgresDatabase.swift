@@ -174,10 +174,26 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
         }
     }
 
-    /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``.
+    /// Runs `body` in a `READ COMMITTED` write transaction (off the cooperative pool): each statement sees what
+    /// committed before it, and nothing keeps another transaction from changing what `body` read — `body` locks what
+    /// it decides from (`SELECT … FOR UPDATE`, advisory locks) and refuses or retries what changed meanwhile. For a
+    /// write that many clients run at once on different records (a sync server's pushes), which `SERIALIZABLE`
+    /// transactions would nearly all fail for sharing index pages.
+    package func writeLockingRows<R: Sendable>(
+        _ body: @escaping @Sendable (PostgresContext) throws -> R
+    ) async throws -> R {
+        try await runner.write {
+            try self.withWriteConnection { connection in
+                try self.transaction(on: connection, writable: true, isolation: "READ COMMITTED", body)
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``; a write in
+    /// `isolation` (`SERIALIZABLE` unless a caller locks what it reads).
     private func transaction<R>(
         on connection: ServerConnection, writable: Bool, options: WriteOptions = [],
-        _ body: (PostgresContext) throws -> R
+        isolation: String = "SERIALIZABLE", _ body: (PostgresContext) throws -> R
     ) throws -> R {
         try driver.run(
             writable: writable, options: options,
@@ -185,7 +201,7 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
                 // Not waited for: the transaction's first statement follows it, and its wait reports a failed BEGIN.
                 connection.send(
                     writable
-                        ? "BEGIN ISOLATION LEVEL SERIALIZABLE" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                        ? "BEGIN ISOLATION LEVEL \(isolation)" : "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
             },
             commit: {
                 // A transaction that ran no statement: a failed BEGIN is its own error, not an unknown commit outcome.

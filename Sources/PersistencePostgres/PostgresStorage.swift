@@ -159,6 +159,66 @@ public final class PostgresStorage: RecordStorage {
         return try Value(cell, as: .integer) == .integer(1) ? .inserted : .updated
     }
 
+    /// Multi-row statements of up to 500 rows (fewer for wide records: at most 65,535 bound values), one kind for the
+    /// rows to insert and one for those to replace; full ones prepared once per connection.
+    @_spi(PersistenceBackend) public func put(_ rows: [[Value]], exists: [Bool], entity: Int) throws {
+        let table = tables.all[entity]
+        let width = table.layout.names.count
+        let perStatement = max(1, min(500, Self.maximumParameters / width))
+        var values: [Value] = []
+        for replacing in [false, true] {
+            let chosen = zip(rows, exists).filter { $0.1 == replacing }.map(\.0)
+            var start = chosen.startIndex
+            while start < chosen.endIndex {
+                let end = min(start + perStatement, chosen.endIndex)
+                values.removeAll(keepingCapacity: true)
+                values.reserveCapacity((end - start) * width)
+                for row in chosen[start..<end] { values.append(contentsOf: row) }
+                let sql = table.putSQL(rows: end - start, replacing: replacing)
+                let result: [PostgresRow]
+                do {
+                    result =
+                        end - start == perStatement
+                        ? try runFixed(sql, values, entity: table.layout.entity.name)
+                        : try run(sql, values, entity: table.layout.entity.name).rows
+                } catch let error as PersistenceError {
+                    throw annotated(error, "write", table)
+                }
+                if !replacing, result.count < end - start {
+                    throw PersistenceError(
+                        .duplicateKey, "could not insert a '\(table.layout.entity.name)' record: its primary key exists"
+                    )
+                }
+                if replacing,
+                    try result.contains(where: { try $0.first.map { try Value($0, as: .integer) } == .integer(1) })
+                {
+                    throw PersistenceError(.notFound, "no \(table.layout.entity.name) has that primary key")
+                }
+                start = end
+            }
+        }
+    }
+
+    /// The values of the stored records of `entity` with these primary keys, each locked (`FOR UPDATE`) until the
+    /// transaction ends: what a write that decides from them reads under `READ COMMITTED`. A statement per 1,000 keys.
+    func lockedRecordValues(keys: [Value], entity: Int) throws -> [[Value]] {
+        let table = tables.all[entity]
+        var found: [[Value]] = []
+        var values: [Value] = []
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(start + 1_000, keys.endIndex)
+            let result = try run(
+                table.lockingSelectSQL(keys: end - start), Array(keys[start..<end]), entity: table.layout.entity.name)
+            for row in result.rows {
+                try row.read(as: table.classes, into: &values)
+                found.append(values)
+            }
+            start = end
+        }
+        return found
+    }
+
     /// Names the operation and entity in a unique violation, whose server message names only the index.
     private func annotated(_ error: PersistenceError, _ operation: String, _ table: PostgresTable) -> PersistenceError {
         guard error.code == .uniqueViolation else { return error }

@@ -57,6 +57,14 @@ extension StoreContext where Storage == PostgresStorage {
         }
     }
 
+    /// The values of the stored records of `type` with these primary keys, each locked `FOR UPDATE` until the
+    /// transaction ends (a sync server's push reads so under `READ COMMITTED`).
+    package func lockedRecordValues<E: Entity>(_ type: E.Type, keys: [Value]) throws -> [[Value]] {
+        try use(writing: true)
+        guard !keys.isEmpty else { return [] }
+        return try storage.lockedRecordValues(keys: keys, entity: storage.tables.table(for: E.self).index)
+    }
+
     private func runRaw(_ sql: String, _ arguments: [Value]) throws -> PostgresQueryResult {
         try use(writing: false)
         guard arguments.count <= PostgresStorage.maximumParameters else {

@@ -11,6 +11,8 @@ package struct SyncedEntities: Sendable {
         package let rank: Int
         /// Its to-one references: the foreign key's position in its records, and the entity referred to.
         package let references: [(foreignKey: Int, target: String)]
+        /// Whether to-ones of some entity refer to it: deleting its records applies their delete rules.
+        package let hasDeleteRules: Bool
     }
 
     package let model: Model
@@ -42,7 +44,8 @@ package struct SyncedEntities: Sendable {
         where !SyncJournalNames.all.contains(layouts[position].entity.name) {
             entries[layouts[position].entity.name] = Entry(
                 type: type, layout: layouts[position], rank: ranks[position],
-                references: graph.references[position].map { ($0.foreignKey, layouts[$0.target].entity.name) })
+                references: graph.references[position].map { ($0.foreignKey, layouts[$0.target].entity.name) },
+                hasDeleteRules: !graph.referrers[position].isEmpty)
         }
         self.entries = entries
     }
@@ -143,6 +146,26 @@ extension DatabaseContext {
         // Not `upsert`: its stamp rule would keep a stored record with a newer stamp than the state being stored.
         let stored = try exists ?? access.containsRecord(E.self, key: record.primaryKey)
         try access.storeRecord(E.self, values: record.values, exists: stored)
+    }
+
+    /// Writes `records` of `entry`'s entity as their stored states (created, or replaced whole where `exists`) in few
+    /// statements, all or nothing: what `storeSynced` does for one, for a page or a push.
+    package func storeSynced(_ entry: SyncedEntities.Entry, records: [Record], exists: [Bool]) throws {
+        try storeSynced(entry.type, records: records, exists: exists)
+    }
+
+    private func storeSynced<E: Entity>(_ type: E.Type, records: [Record], exists: [Bool]) throws {
+        try self.records().storeRecords(E.self, rows: records.map(\.values), exists: exists)
+    }
+
+    /// Deletes the records of `entry`'s entity with these keys, applying the delete rules of what refers to them.
+    package func deleteSynced(_ entry: SyncedEntities.Entry, keys: [Value]) throws {
+        guard !keys.isEmpty else { return }
+        try deleteSynced(entry.type, keys: keys, layout: entry.layout)
+    }
+
+    private func deleteSynced<E: Entity>(_ type: E.Type, keys: [Value], layout: RecordLayout) throws {
+        _ = try delete(E.self, where: Field(layout.names[layout.primaryKeyIndex]).in(keys))
     }
 
     /// Whether the store holds any record of `entry`'s entity.

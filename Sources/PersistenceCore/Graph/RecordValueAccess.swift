@@ -28,6 +28,13 @@ package protocol RecordValueAccess: AnyObject {
     /// - Throws: `invalidValue` naming an attribute whose value doesn't fit; what `create` and `update` throw.
     func storeRecord<E: Entity>(_ type: E.Type, values: [Value], exists: Bool) throws
 
+    /// Writes many records of `type` as `storeRecord(_:values:exists:)` writes one — each value checked, the foreign
+    /// keys checked (a lookup per relationship, not per record), each change recorded — through the storage's
+    /// multi-row write, all or nothing. A record that doesn't `exist` is inserted, one that does replaced.
+    /// - Throws: `invalidArgument` for two records with one key; what `storeRecord` throws (`duplicateKey` for a
+    ///   record to insert that is stored, `notFound` for one to replace that isn't), having written none.
+    func storeRecords<E: Entity>(_ type: E.Type, rows: [[Value]], exists: [Bool]) throws
+
     /// Whether a record of `type` has the primary key whose stored value is `key`.
     func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
 
@@ -97,22 +104,70 @@ extension RecordValueAccess {
             if key == .null { continue }
             if reference.target == position, key == values[graph.layouts[position].primaryKeyIndex] { continue }
             guard try contains(graph.types[reference.target], key) else {
-                if let recorder, recorder.appliesRemoteChanges {
-                    let layout = graph.layouts[position]
-                    recorder.danglingReferences.append(
-                        DanglingReference(
-                            source: layout.entity.name, sourceKey: values[layout.primaryKeyIndex],
-                            foreignKey: layout.names[reference.foreignKey],
-                            target: graph.layouts[reference.target].entity.name, key: key))
-                    continue
-                }
-                let entity = graph.layouts[position].entity.name
-                throw PersistenceError(
-                    .referenceNotFound,
-                    "a '\(entity)' record's relationship '\(reference.name)' names a '\(graph.layouts[reference.target].entity.name)' record that doesn't exist"
-                )
+                try missing(reference, of: values, at: position)
+                continue
             }
         }
+    }
+
+    /// A record's reference to no stored record: noted as dangling while remote changes are applied (a later page
+    /// may bring the record), refused otherwise.
+    /// - Throws: ``PersistenceError/Code/referenceNotFound`` naming the entity and relationship.
+    private func missing(_ reference: ModelGraph.Reference, of values: [Value], at position: Int) throws {
+        let layout = graph.layouts[position]
+        let target = graph.layouts[reference.target].entity.name
+        guard let recorder, recorder.appliesRemoteChanges else {
+            throw PersistenceError(
+                .referenceNotFound,
+                "a '\(layout.entity.name)' record's relationship '\(reference.name)' names a '\(target)' record that doesn't exist"
+            )
+        }
+        recorder.danglingReferences.append(
+            DanglingReference(
+                source: layout.entity.name, sourceKey: values[layout.primaryKeyIndex],
+                foreignKey: layout.names[reference.foreignKey], target: target, key: values[reference.foreignKey]))
+    }
+
+    /// Checks the foreign keys of many records of `type` about to be written together, one lookup per relationship
+    /// (keys of the records themselves count as stored when the relationship refers to `type`).
+    /// - Throws: ``PersistenceError/Code/referenceNotFound`` naming the entity and relationship.
+    package func checkReferences<E: Entity>(ofRows rows: [[Value]], of type: E.Type) throws {
+        guard !graph.isEmpty, !rows.isEmpty else { return }
+        let position = try graph.positions.position(of: type)
+        let layout = graph.layouts[position]
+        for reference in graph.references[position] {
+            var wanted = Set<Value>()
+            for values in rows where values[reference.foreignKey] != .null {
+                wanted.insert(values[reference.foreignKey])
+            }
+            if reference.target == position {
+                for values in rows { wanted.remove(values[layout.primaryKeyIndex]) }
+            }
+            guard !wanted.isEmpty else { continue }
+            let found = try storedKeys(graph.types[reference.target], among: Array(wanted), target: reference.target)
+            guard found.count < wanted.count else { continue }
+            for values in rows {
+                let key = values[reference.foreignKey]
+                guard key != .null, wanted.contains(key), !found.contains(key) else { continue }
+                try missing(reference, of: values, at: position)
+            }
+        }
+    }
+
+    /// Which of `keys` are primary keys of stored records of `type` (at `target` in the graph): a query per 1,000.
+    private func storedKeys<T: Entity>(_ type: T.Type, among keys: [Value], target: Int) throws -> Set<Value> {
+        let layout = graph.layouts[target]
+        let key = layout.primaryKeyIndex
+        var found = Set<Value>()
+        var start = keys.startIndex
+        while start < keys.endIndex {
+            let end = min(start + 1_000, keys.endIndex)
+            try forEachRecordValues(
+                type, query: Query(where: Field(layout.names[key]).in(Array(keys[start..<end]))), attributes: [key]
+            ) { found.insert($0[0]) }
+            start = end
+        }
+        return found
     }
 
     private func contains<T: Entity>(_ type: T.Type, _ key: Value) throws -> Bool {

@@ -23,6 +23,15 @@ public protocol RecordStorage: AnyObject {
     ///   ``PersistenceError/Code/uniqueViolation`` for a unique index; nothing changed either way.
     @_spi(PersistenceBackend) func insert(_ values: [Value], entity: Int) throws
 
+    /// Writes many records, many rows to a statement where the engine can: each row flagged in `exists` replaces the
+    /// stored record with its primary key whole (no stamp rule), each other one is inserted. The rows' keys are
+    /// distinct. The default inserts or updates one by one.
+    /// - Throws: ``PersistenceError/Code/duplicateKey`` for a row to insert whose key is stored,
+    ///   ``PersistenceError/Code/notFound`` for a row to replace whose key isn't,
+    ///   ``PersistenceError/Code/uniqueViolation`` for a unique index. Rows before the refused one may be written:
+    ///   the context runs it in a savepoint.
+    @_spi(PersistenceBackend) func put(_ rows: [[Value]], exists: [Bool], entity: Int) throws
+
     /// Replaces the record with the primary key in `values`; `false` (and nothing changed) when there is none.
     /// - Throws: ``PersistenceError/Code/uniqueViolation`` for a unique index, nothing changed.
     @_spi(PersistenceBackend) func update(_ values: [Value], entity: Int) throws -> Bool
@@ -128,6 +137,19 @@ extension RecordStorage {
             count += 1
         }
         return count
+    }
+
+    /// One by one: inserted, or updated, as the flag says.
+    @_spi(PersistenceBackend) public func put(_ rows: [[Value]], exists: [Bool], entity: Int) throws {
+        for (row, stored) in zip(rows, exists) {
+            guard stored else {
+                try insert(row, entity: entity)
+                continue
+            }
+            guard try update(row, entity: entity) else {
+                throw PersistenceError(.notFound, "a record to replace isn't stored")
+            }
+        }
     }
 
     /// No engine aggregation: the context computes the rows in one pass over `scanValues(_:entity:attributes:_:)`.

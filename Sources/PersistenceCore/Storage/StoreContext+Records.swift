@@ -38,6 +38,29 @@ extension StoreContext {
             state.recorder?.record(.insert, layout, key: key)
         }
     }
+
+    package func storeRecords<E: Entity>(_ type: E.Type, rows: [[Value]], exists: [Bool]) throws {
+        try use(writing: true)
+        guard !rows.isEmpty else { return }
+        guard exists.count == rows.count else {
+            throw PersistenceError(.invalidArgument, "\(rows.count) records were given with \(exists.count) flags")
+        }
+        let position = try position(of: E.self)
+        let layout = graph.layouts[position]
+        let checked = try rows.map { try layout.checkedValues($0) }
+        var keys = Set<Value>(minimumCapacity: checked.count)
+        for values in checked where !keys.insert(values[layout.primaryKeyIndex]).inserted {
+            throw PersistenceError(
+                .invalidArgument, "two '\(layout.entity.name)' records of one write have the same primary key")
+        }
+        try checkReferences(ofRows: checked, of: E.self)
+        try storage.savepoint { try storage.put(checked, exists: exists, entity: position) }
+        if let recorder = state.recorder {
+            for (values, existed) in zip(checked, exists) {
+                recorder.record(existed ? .update : .insert, layout, key: values[layout.primaryKeyIndex])
+            }
+        }
+    }
 }
 
 extension RecordLayout {

@@ -74,6 +74,28 @@ final class PostgresTable: Sendable {
         deleteByIDSQL = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = $1 RETURNING 1"
     }
 
+    /// A multi-row insert of `rows` records, returning a `1` per row inserted (a stored key inserts none; another
+    /// unique index fails the statement); or, when `replacing`, a multi-row write of records whose stored ones it
+    /// replaces, returning per row whether it inserted it instead (`xmax = 0`: none was stored).
+    func putSQL(rows: Int, replacing: Bool) -> String {
+        let width = layout.names.count
+        let tuples = (0..<rows).map { row in
+            "(" + (1...width).map { "$\(row * width + $0)" }.joined(separator: ", ") + ")"
+        }
+        let insert = "INSERT INTO \(table) (\(columns)) VALUES \(tuples.joined(separator: ", ")) "
+        guard replacing else { return insert + "ON CONFLICT (\(primaryKeyColumn)) DO NOTHING RETURNING 1" }
+        let others = layout.names.indices.filter { $0 != layout.primaryKeyIndex }.map { quote(layout.names[$0]) }
+        let sets = (others.isEmpty ? [primaryKeyColumn] : others).map { "\($0) = excluded.\($0)" }
+        return insert
+            + "ON CONFLICT (\(primaryKeyColumn)) DO UPDATE SET \(sets.joined(separator: ", ")) RETURNING (xmax = 0)"
+    }
+
+    /// The stored records with the `keys` primary keys given, each locked `FOR UPDATE`.
+    func lockingSelectSQL(keys: Int) -> String {
+        "SELECT \(columns) FROM \(table) WHERE \(primaryKeyColumn) IN ("
+            + (1...keys).map { "$\($0)" }.joined(separator: ", ") + ") FOR UPDATE"
+    }
+
     /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.
     var creationSQL: [String] { [tableSQL] + indexSQL(layout.entity.indexes) }
 

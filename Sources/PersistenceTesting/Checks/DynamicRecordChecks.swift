@@ -11,7 +11,10 @@ enum DynamicRecordChecks {
     static let all: [ConformanceCheck] = [
         ConformanceCheck("writes and reads records as values, checked as entities are") { backend, directory in
             try await withDatabase(backend, directory, [Gadget.self] + G.ruleEntities) { try values($0) }
-        }
+        },
+        ConformanceCheck("writes many records as values at once, all or nothing") { backend, directory in
+            try await withDatabase(backend, directory, [Person.self] + G.ruleEntities) { try manyValues($0) }
+        },
     ]
 
     /// Attributes whose stored values decoding checks beyond their storage class.
@@ -59,5 +62,103 @@ enum DynamicRecordChecks {
             }
         }
         #expect(try db.count(G.CascadeChild.self) == 0)
+    }
+
+    /// `storeRecords`: inserts and replacements in one call (a multi-row statement on PostgreSQL), foreign keys
+    /// checked at once — a record of the same call counts, also for a self-reference — and nothing stored when one
+    /// record is refused.
+    static func manyValues(_ db: some Database) throws {
+        let person = { (id: Int64, name: String, email: String?) -> [Value] in
+            [.integer(id), .text(name), email.map { .text($0) } ?? .null, .null, .real(0)]
+        }
+        try db.write { context in
+            let records = try #require(context.recordAccess)
+            try records.storeRecords(
+                Person.self, rows: (1...700).map { person($0, "p\($0)", "p\($0)@example.com") },
+                exists: Array(repeating: false, count: 700))
+            // Replacements and inserts together, an integer given for a real attribute.
+            try records.storeRecords(
+                Person.self,
+                rows: [person(1, "one", nil), [.integer(701), .text("new"), .null, .integer(30), .integer(2)]],
+                exists: [true, false])
+            try records.storeRecord(G.Parent.self, values: [.integer(1), .text("p")], exists: false)
+            try records.storeRecords(
+                G.CascadeChild.self, rows: [[.integer(1), .integer(1)], [.integer(2), .null]], exists: [false, false])
+            // A tree written at once: parents named by records of the same call, in any order.
+            try records.storeRecords(
+                G.Node.self,
+                rows: [[.text("leaf"), .text("mid")], [.text("mid"), .text("root")], [.text("root"), .null]],
+                exists: [false, false, false])
+        }
+        #expect(try db.count(Person.self) == 701)
+        #expect(try db.recover(Person.self, id: 1) == Person(id: 1, name: "one"))
+        #expect(try db.recover(Person.self, id: 701) == Person(id: 701, name: "new", age: 30, score: 2))
+        #expect(try db.recover(Person.self, id: 700)?.email == "p700@example.com")
+        #expect(try db.count(G.Node.self) == 3)
+        // Refusals leave every record of the call unwritten, and the transaction usable.
+        let refusals: [(PersistenceError.Code, (any RecordValueAccess) throws -> Void)] = [
+            // A unique index (the second record takes the first's email).
+            (
+                .uniqueViolation,
+                {
+                    try $0.storeRecords(
+                        Person.self, rows: [person(800, "a", "fresh@example.com"), person(801, "b", "p5@example.com")],
+                        exists: [false, false])
+                }
+            ),
+            // A reference to no record.
+            (
+                .referenceNotFound,
+                {
+                    try $0.storeRecords(
+                        G.CascadeChild.self, rows: [[.integer(3), .integer(1)], [.integer(4), .integer(99)]],
+                        exists: [false, false])
+                }
+            ),
+            (
+                .invalidValue,
+                {
+                    try $0.storeRecords(
+                        Person.self, rows: [person(802, "c", nil), [.integer(803), .null, .null, .null, .real(0)]],
+                        exists: [false, false])
+                }
+            ),
+            // A record to insert that is stored, one to replace that isn't.
+            (
+                .duplicateKey,
+                {
+                    try $0.storeRecords(
+                        Person.self, rows: [person(805, "f", nil), person(7, "g", nil)], exists: [false, false])
+                }
+            ),
+            (
+                .notFound,
+                {
+                    try $0.storeRecords(
+                        Person.self, rows: [person(7, "h", nil), person(806, "i", nil)], exists: [true, true])
+                }
+            ),
+            (
+                .invalidArgument,
+                {
+                    try $0.storeRecords(
+                        Person.self, rows: [person(804, "d", nil), person(804, "e", nil)], exists: [false, false])
+                }
+            ),
+        ]
+        for (code, write) in refusals {
+            try db.write { context in
+                let records = try #require(context.recordAccess)
+                expectError(code) { try write(records) }
+                // The transaction goes on after the refusal.
+                try records.storeRecord(Person.self, values: person(900, "after", nil), exists: false)
+                _ = try records.deleteRecord(Person.self, key: .integer(900))
+            }
+        }
+        #expect(try db.count(Person.self) == 701)
+        #expect(try db.count(Person.self, where: Field("id") >= 800) == 0)
+        #expect(try db.count(G.CascadeChild.self) == 2)
+        #expect(try db.recover(Person.self, id: 5)?.name == "p5")
+        #expect(try db.recover(Person.self, id: 7)?.name == "p7")
     }
 }

@@ -67,9 +67,13 @@ extension Report {
             "\(PushThroughputWorkload.clients) SQLite devices, each holding its share of the records created offline "
                 + "(local writes of 10 records), push at once to one sync server (its store's pool: "
                 + "\(PushThroughputWorkload.clients) connections); timed from the start of the first push to the end "
-                + "of the last. A push sends batches of up to 500 records, each one serializable transaction on the "
-                + "server with a savepoint per change, the conflict check, the device's sequence noted and the "
-                + "change log written by the table's trigger.",
+                + "of the last. A push sends batches of up to 500 records, each one transaction on the server, "
+                + "set-based: the device's row locked, an advisory lock per record, the stored records (locked) and "
+                + "their versions read in a statement each, conflicts decided in memory, one multi-row write, the "
+                + "change log written by the table's trigger; batches of entities without relationships run at once "
+                + "(`READ COMMITTED`).",
+            "ours-direct-2-servers: the devices split between two sync servers on the one store, each its own "
+                + "database with half the connections (two server processes' worth, in one process).",
             "Raw is the same records by hand: \(PushThroughputWorkload.clients) postgres-nio connections at once, "
                 + "each inserting its share in transactions of 500 prepared `INSERT`s. Verified: nothing rejected, "
                 + "and every record on the server matches the generator's.",

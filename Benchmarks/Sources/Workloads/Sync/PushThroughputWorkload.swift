@@ -6,9 +6,13 @@ import PostgresNIO
 
 /// Y3: ten devices pushing at once — each a SQLite client with its share of the records created offline (writes of
 /// 10 records), all pushing at the same moment to one server (its store's pool: 10 connections); timed from the start
-/// of the first push to the end of the last. Each push sends batches of up to 500 records, each batch one
-/// serializable transaction on the server (a savepoint per change, the conflict check, the client's sequence noted,
-/// the change log written by the tables' trigger).
+/// of the first push to the end of the last. Each push sends batches of up to 500 records, each batch one transaction
+/// on the server, set-based: the client's row locked, an advisory lock per record, the stored records read (locked)
+/// and their versions in a statement each, the conflicts decided in memory, one multi-row write, the change log
+/// written by the table's trigger. `Person` has no relationships, so batches run `READ COMMITTED` at once.
+///
+/// `ours-direct-2-servers` splits the devices between two sync servers on the one store, each its own database (half
+/// the connections): two server processes' worth, in one process.
 ///
 /// Raw is the floor of the same writes by hand: ten postgres-nio connections, each inserting its share in
 /// transactions of 500 rows (a prepared `INSERT` per row), all at once.
@@ -26,6 +30,9 @@ public enum PushThroughputWorkload {
         case raw = "raw"
         case direct = "ours-direct"
         case http = "ours-http"
+        /// Two sync servers on the store, each its own database with half the connections, the devices split
+        /// between them: what a second server process adds.
+        case twoServers = "ours-direct-2-servers"
     }
 
     /// Runs once: `records` records spread over the devices (device `c` holds the ids `id % 10 == c`), stores in
@@ -65,15 +72,20 @@ public enum PushThroughputWorkload {
                 }
             }.seconds
             stored = Checksum(try reader.fetchAll())
-        case .direct, .http:
-            let syncServer = try SyncStores.server(server, people: [], poolSize: clients)
+        case .direct, .http, .twoServers:
+            let servers = subject == .twoServers ? 2 : 1
+            let syncServer = try SyncStores.server(server, people: [], poolSize: clients / servers)
             defer { try? syncServer.database.close() }
+            let second = subject == .twoServers ? try SyncStores.secondServer(server, poolSize: clients / 2) : nil
+            defer { try? second?.database.close() }
             let endpoint = subject == .http ? try SyncHTTPEndpoint(syncServer) : nil
             defer { endpoint?.stop() }
-            let transport: any SyncTransport = endpoint?.transport ?? syncServer.directTransport
+            let transports: [any SyncTransport] =
+                [endpoint?.transport ?? syncServer.directTransport] + (second.map { [$0.directTransport] } ?? [])
             var devices: [any SyncBenchClient] = []
             defer { for device in devices { device.close() } }
             for (client, share) in shares.enumerated() {
+                let transport = transports[client % transports.count]
                 let device = try SyncClientStore.sqlite.client(
                     named: "device-\(client)", in: directory, transport: transport)
                 devices.append(device)

@@ -46,6 +46,21 @@ enum SyncStores {
         }
     }
 
+    /// Another sync server on the store ``server(_:people:poolSize:)`` made: its own database and connections, as a
+    /// second server process has.
+    static func secondServer(_ server: PostgresServer, poolSize: Int) throws -> SyncServer {
+        var builder = try server.builder(schema: schema)
+        builder.model = serverModel
+        builder.poolSize = poolSize
+        let db = try builder.create()
+        do {
+            return try SyncServer(database: db, model: serverModel)
+        } catch {
+            try? db.close()
+            throw error
+        }
+    }
+
     /// Every `Person` of the server's store.
     static func people(on server: SyncServer) throws -> Checksum {
         try server.database.read { context in Checksum(try context.recover(Person.self, query: Query())) }

@@ -148,11 +148,32 @@ extension SyncClient {
         var pulled = Pulled()
         // References to records a later page may bring.
         var dangling = resuming?.references ?? []
+        let pageSize = pullPageSize
+        let request = { @Sendable (after: SyncPosition?, counts: Bool) in
+            SyncPullRequest(
+                clientID: clientID, modelVersion: modelVersion, cursor: cursor, after: after, limit: pageSize,
+                scopes: scopes, isSnapshot: kind != .changes, purgeEpoch: purgeEpoch, countsRemaining: counts)
+        }
+        let phase: SyncProgress.Phase =
+            switch kind {
+            case .resync: .wholeScopes
+            case .addedScopes: .addedScopes
+            case .changes: .changes
+            }
+        var progress = SyncProgress(phase: phase, applied: 0, bytes: 0, expected: nil)
+        // The next page is requested as soon as a page arrives, and read by the server while this one is applied.
+        var prefetched: Task<SyncPullPage, any Error>?
+        defer { prefetched?.cancel() }
+        let transport = self.transport
         repeat {
-            let request = SyncPullRequest(
-                clientID: clientID, modelVersion: modelVersion, cursor: cursor, after: after, limit: pullPageSize,
-                scopes: scopes, isSnapshot: kind != .changes, purgeEpoch: purgeEpoch)
-            let page = try await transport.pull(request)
+            let page: SyncPullPage
+            if let prefetched {
+                page = try await prefetched.value
+            } else {
+                page = try await transport.pull(request(after, true))
+                progress.expected = page.remaining
+            }
+            prefetched = page.next.map { next in Task { try await transport.pull(request(next, false)) } }
             lowest = min(lowest, page.cursor)
             // The first page's: a purge during the later pages may have removed deletions they'd have brought.
             let epoch = firstEpoch ?? page.purgeEpoch
@@ -181,6 +202,9 @@ extension SyncClient {
             publish(dropped)
             pulled += Pulled(count: page.changes.count, rejections: dropped)
             broadcast.publish(.pulling(pulled.count))
+            progress.applied += page.changes.count
+            progress.bytes += page.changes.reduce(0) { $0 + $1.valueBytes }
+            if progress.applied > 0 { progressBroadcast.publish(progress) }
             after = page.next
         } while after != nil
         return pulled
@@ -195,6 +219,9 @@ extension SyncClient {
         let anyPending = try !context.recover(
             SyncRecordState.self, query: Query(where: Field("isPending") == true, limit: 1)
         ).isEmpty
+        guard anyPending else {
+            return try applyAll(changes, in: context, entities: entities, generation: generation)
+        }
         for change in entities.applyOrder(changes, entity: \.entity, deletes: \.isDeletion) {
             let entry = try entities.entry(change.entity)
             var state = SyncRecordState(entity: change.entity, key: change.key)
@@ -207,6 +234,43 @@ extension SyncClient {
             state.generation = generation
             try context.upsert(state)
         }
+    }
+
+    /// Applies pulled changes when no record has local changes: each run of one entity's records written in few
+    /// statements (a query for which are stored, then the multi-row write), each run of deletions as one delete
+    /// with its rules, and the journal entries written whole the same way — no entry read first.
+    private static func applyAll(
+        _ changes: [SyncChange], in context: some DatabaseContext, entities: SyncedEntities, generation: Int64
+    ) throws {
+        let ordered = entities.applyOrder(changes, entity: \.entity, deletes: \.isDeletion)
+        var start = ordered.startIndex
+        while start < ordered.endIndex {
+            let first = ordered[start]
+            var end = start + 1
+            while end < ordered.endIndex, ordered[end].entity == first.entity,
+                ordered[end].isDeletion == first.isDeletion
+            {
+                end += 1
+            }
+            let entry = try entities.entry(first.entity)
+            let run = ordered[start..<end]
+            if first.isDeletion {
+                try context.deleteSynced(entry, keys: run.map(\.key))
+            } else {
+                let records = try run.compactMap { try $0.record(of: entry.layout) }
+                let stored = try context.storedSyncedKeys(entry, among: records.map(\.primaryKey))
+                try context.storeSynced(
+                    entry, records: records, exists: records.map { stored.contains($0.primaryKey) })
+            }
+            start = end
+        }
+        let states = ordered.map { change in
+            var state = SyncRecordState(entity: change.entity, key: change.key)
+            state.version = change.version
+            state.generation = generation
+            return state
+        }
+        try context.storeJournal(states)
     }
 
     /// Checks, once a pull's pages are all applied, that the records pulled records referred to before they arrived

@@ -31,7 +31,9 @@ public final class SyncClient<Store: Database>: Sendable {
     public let pullPageSize: Int
     let gate = SyncGate()
     private let subscribed: Mutex<[SyncScope]?>
-    let broadcast = SyncStatusBroadcast()
+    let broadcast = LatestValueBroadcast<SyncStatus>(.idle)
+    /// The pull under way's progress, or the last one's.
+    let progressBroadcast = LatestValueBroadcast<SyncProgress?>(nil)
     let wake = SyncWakeSignal()
     let processLock: SyncProcessLock?
     let rejectionSubscribers = Mutex<[Int: AsyncStream<SyncRejection>.Continuation]>([:])
@@ -161,6 +163,17 @@ public final class SyncClient<Store: Database>: Sendable {
 
     /// What the client is doing now.
     public var status: SyncStatus { broadcast.current }
+
+    /// How far each pull that brings changes has come, page by page — changes applied, their bytes, of at most how
+    /// many — starting with the latest (`nil` before the first such page). A first sync of a million records reports a
+    /// thousand times; a pull that brings nothing reports nothing; a slow reader gets the newest.
+    ///
+    /// ```swift
+    /// for await progress in client.progress {
+    ///     if let fraction = progress?.fractionCompleted { bar.value = fraction }
+    /// }
+    /// ```
+    public var progress: AsyncStream<SyncProgress?> { progressBroadcast.stream() }
 
     /// Syncs until the calling task is cancelled: at once, then whenever a local write leaves changes to push, when
     /// ``syncNow()`` is called, and at least every `interval` (to pull the server's changes). A failed sync is tried

@@ -42,6 +42,22 @@ package struct SyncRecordState: Entity, Equatable {
     /// The record's primary key as a value.
     /// - Throws: ``PersistenceError/Code/corrupt`` when the stored text isn't a key's.
     package func keyValue() throws -> Value { try SyncKeyText.value(of: key) }
+
+    /// The entry's values in `layout`'s order (its layout in the store's model), as the entity stores them.
+    package func values(in layout: RecordLayout) -> [Value] {
+        layout.names.map { name in
+            switch name {
+            case "id": .text(id)
+            case "entity": .text(entity)
+            case "key": .text(key)
+            case "version": .integer(version)
+            case "pending": .integer(pending)
+            case "isPending": .integer(isPending ? 1 : 0)
+            case "generation": .integer(generation)
+            default: .null
+            }
+        }
+    }
 }
 
 /// The sync journal's one record of the client itself: its id, the last outbox sequence it gave out, the server's

@@ -28,29 +28,31 @@ public enum SyncStatus: Sendable, CustomStringConvertible {
     }
 }
 
-/// The latest status and the streams that follow it.
-final class SyncStatusBroadcast: Sendable {
+/// The latest value (a status, a progress) and the streams that follow it.
+final class LatestValueBroadcast<Value: Sendable>: Sendable {
     private struct State {
-        var current: SyncStatus = .idle
-        var subscribers: [Int: AsyncStream<SyncStatus>.Continuation] = [:]
+        var current: Value
+        var subscribers: [Int: AsyncStream<Value>.Continuation] = [:]
         var next = 0
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
-    var current: SyncStatus { state.withLock { $0.current } }
+    init(_ initial: Value) { state = Mutex(State(current: initial)) }
 
-    func publish(_ status: SyncStatus) {
+    var current: Value { state.withLock { $0.current } }
+
+    func publish(_ value: Value) {
         let subscribers = state.withLock { state in
-            state.current = status
+            state.current = value
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.yield(status) }
+        for subscriber in subscribers { subscriber.yield(value) }
     }
 
-    /// A stream that starts with the current status; only the newest status is kept for a slow reader.
-    func stream() -> AsyncStream<SyncStatus> {
-        let (stream, continuation) = AsyncStream<SyncStatus>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// A stream that starts with the current value; only the newest value is kept for a slow reader.
+    func stream() -> AsyncStream<Value> {
+        let (stream, continuation) = AsyncStream<Value>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state in
             state.next += 1
             state.subscribers[state.next] = continuation

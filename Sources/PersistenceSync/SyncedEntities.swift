@@ -158,6 +158,27 @@ extension DatabaseContext {
         try self.records().storeRecords(E.self, rows: records.map(\.values), exists: exists)
     }
 
+    /// Which of `keys` are primary keys of stored records of `entry`'s entity (only the keys are read).
+    package func storedSyncedKeys(_ entry: SyncedEntities.Entry, among keys: [Value]) throws -> Set<Value> {
+        try storedKeys(entry.type, among: keys)
+    }
+
+    private func storedKeys<E: Entity>(_ type: E.Type, among keys: [Value]) throws -> Set<Value> {
+        try records().storedKeys(E.self, among: keys)
+    }
+
+    /// Writes the journal entries `states` whole, in few statements (a query for which are stored, then the
+    /// multi-row write): they replace the stored ones with their ids.
+    package func storeJournal(_ states: [SyncRecordState]) throws {
+        guard !states.isEmpty else { return }
+        let access = try records()
+        let stored = try access.storedKeys(SyncRecordState.self, among: states.map { .text($0.id) })
+        let layout = access.graph.layouts[try access.graph.positions.position(of: SyncRecordState.self)]
+        try access.storeRecords(
+            SyncRecordState.self, rows: states.map { $0.values(in: layout) },
+            exists: states.map { stored.contains(.text($0.id)) })
+    }
+
     /// Deletes the records of `entry`'s entity with these keys, applying the delete rules of what refers to them.
     package func deleteSynced(_ entry: SyncedEntities.Entry, keys: [Value]) throws {
         guard !keys.isEmpty else { return }

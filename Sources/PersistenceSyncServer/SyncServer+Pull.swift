@@ -55,6 +55,9 @@ extension SyncServer {
             throw PersistenceError(.backend, "the server gave no snapshot horizon")
         }
         let after = request.after ?? SyncPosition(version: request.cursor, entity: "", key: Data())
+        let remaining =
+            try request.countsRemaining == true
+            ? count(request, from: after, in: context, entities: entities, scopes: scopes) : nil
         let rows = try context.internalRows(
             """
             SELECT entity, key, version, deleted FROM \(qualified(context, SyncLog.table))
@@ -96,6 +99,30 @@ extension SyncServer {
             : logged.last.map {
                 SyncPosition(version: $0.version, entity: $0.name, key: $0.bytes)
             }
-        return SyncPullPage(changes: changes, next: next, cursor: horizon, purgeEpoch: purgeEpoch)
+        return SyncPullPage(
+            changes: changes, next: next, cursor: horizon, purgeEpoch: purgeEpoch, remaining: remaining)
+    }
+
+    /// How many logged changes of the scopes' entities the pull has from `after` on (deleted ones left out of a
+    /// snapshot), in the page's snapshot: one count over the log's order index.
+    private static func count(
+        _ request: SyncPullRequest, from after: SyncPosition, in context: PostgresContext, entities: SyncedEntities,
+        scopes: ResolvedScopes
+    ) throws -> Int {
+        let names = entities.all.map(\.layout.entity.name).filter { scopes.condition(for: $0) != nil }
+        guard !names.isEmpty else { return 0 }
+        let list = names.indices.map { "$\($0 + 5)" }.joined(separator: ", ")
+        guard
+            case .integer(let count)? = try context.internalRows(
+                """
+                SELECT count(*)::bigint FROM \(qualified(context, SyncLog.table))
+                WHERE version >= $1 AND (version, entity, key) > ($2, $3, $4) AND entity IN (\(list))\(
+                    request.isSnapshot ? " AND NOT deleted" : "")
+                """,
+                [.integer(request.cursor), .integer(after.version), .text(after.entity), .blob(after.key)]
+                    + names.map { .text($0) }
+            ).first?.values.first
+        else { throw PersistenceError(.backend, "the server gave no count") }
+        return Int(count)
     }
 }

@@ -12,6 +12,7 @@ import PersistenceSync
 /// ```swift
 /// let store = try PostgresBuilder(url: url, model: AppModel.current).create()
 /// let server = try SyncServer(database: store, model: AppModel.current, policies: ["Note": .newestStamp])
+/// // From async code, off the cooperative pool: `try await builder.open()`, `try await SyncServer.open(…)`.
 /// let client = try SyncClient(database: local, model: AppModel.current.synced(), transport: server.directTransport)
 /// ```
 public final class SyncServer: Sendable {
@@ -74,6 +75,24 @@ public final class SyncServer: Sendable {
         collisionRetries = RetryPolicy.collisions(for: .seconds(30))
         pushLockKey = PostgresDatabase.advisoryLockKey("persistence-sync-push:\(database.schema)")
         try installLog()
+    }
+
+    /// A sync server for `database` as ``init(database:model:policies:scopes:)`` makes one, set up on a thread off the
+    /// cooperative pool: the way to start one from async code (a server's `main`, a request handler).
+    ///
+    /// ```swift
+    /// let store = try await PostgresBuilder(url: url, model: AppModel.current).open()
+    /// let server = try await SyncServer.open(database: store, model: AppModel.current)
+    /// ```
+    /// - Throws: What ``init(database:model:policies:scopes:)`` throws; `CancellationError` when the task is cancelled
+    ///   before the setup starts.
+    public static func open(
+        database: PostgresDatabase, model: Model, policies: [String: ConflictPolicy] = [:],
+        scopes: [SyncScopeDefinition] = []
+    ) async throws -> SyncServer {
+        try await CancellationFlag.runOffPool {
+            try SyncServer(database: database, model: model, policies: policies, scopes: scopes)
+        }
     }
 
     /// Creates the change log, the clients' table and each table's trigger, under the store's advisory lock so that

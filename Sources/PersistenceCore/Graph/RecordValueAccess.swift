@@ -144,7 +144,7 @@ extension RecordValueAccess {
                 for values in rows { wanted.remove(values[layout.primaryKeyIndex]) }
             }
             guard !wanted.isEmpty else { continue }
-            let found = try storedKeys(graph.types[reference.target], among: Array(wanted), target: reference.target)
+            let found = try storedKeys(graph.types[reference.target], among: Array(wanted))
             guard found.count < wanted.count else { continue }
             for values in rows {
                 let key = values[reference.foreignKey]
@@ -154,9 +154,9 @@ extension RecordValueAccess {
         }
     }
 
-    /// Which of `keys` are primary keys of stored records of `type` (at `target` in the graph): a query per 1,000.
-    private func storedKeys<T: Entity>(_ type: T.Type, among keys: [Value], target: Int) throws -> Set<Value> {
-        let layout = graph.layouts[target]
+    /// Which of `keys` are primary keys of stored records of `type`: a query per 1,000, reading only the keys.
+    package func storedKeys<T: Entity>(_ type: T.Type, among keys: [Value]) throws -> Set<Value> {
+        let layout = graph.layouts[try graph.positions.position(of: type)]
         let key = layout.primaryKeyIndex
         var found = Set<Value>()
         var start = keys.startIndex

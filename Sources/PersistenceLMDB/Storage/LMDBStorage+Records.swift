@@ -229,6 +229,14 @@ extension LMDBStorage {
         if let condition, condition.isRelated {
             return try visitMatching(answeringRelated(condition), store, decodingMatches: decodingMatches, visit)
         }
+        if let condition, let keys = primaryKeys(condition, store) {
+            for key in keys {
+                try cancellation?.check()
+                guard let values = try load(key, store), condition.matches(values) else { continue }
+                guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
+            }
+            return
+        }
         if let condition, let answer = try candidates(condition, store) {
             for (key, filed) in answer.keys.sorted(by: { $0.key.precedesBytewise($1.key) }) {
                 try cancellation?.check()
@@ -286,6 +294,24 @@ extension LMDBStorage {
         let position: Int
         let index: EntityStore.IndexStore
         var isWhole = true
+    }
+
+    /// The record keys a condition on the primary key names — equal to a value, or one of a list, alone or in an
+    /// `and` — in the store's order, each once: the records are read by key, not found by a scan. `nil` when the
+    /// condition doesn't name keys so (or names one of another storage class, which compares numerically). A value
+    /// no key can be (too large for LMDB) names no record.
+    func primaryKeys(_ condition: ResolvedCondition, _ store: EntityStore) -> [Data]? {
+        let position = store.layout.primaryKeyIndex
+        let values: [Value]
+        switch condition {
+        case .comparison(let at, .equal, let value) where at == position: values = [value]
+        case .oneOf(let at, let list) where at == position: values = list
+        case .and(let conditions): return conditions.lazy.compactMap { self.primaryKeys($0, store) }.first
+        default: return nil
+        }
+        let storage = store.layout.types[position].storageClass
+        guard values.allSatisfy({ $0.storageClass == storage }) else { return nil }
+        return Set(values.compactMap { try? recordKey($0, store) }).sorted { $0.precedesBytewise($1) }
     }
 
     /// Primary keys an index narrows `condition` to, or `nil` when no index applies (then the caller scans).

@@ -20,12 +20,16 @@ public struct SyncPullRequest: Sendable, Hashable, Codable {
     /// Whether to send only the records in the scopes now (a new scope's, a resync's first pull), rather than every
     /// change since the cursor, deletions and records that left the scopes included.
     public var isSnapshot: Bool
+    /// Whether to count the changes from this page to the pull's end (``SyncPullPage/remaining``): a client asks on
+    /// the first page it requests, for its progress. `nil` (an older client's request): no.
+    public var countsRemaining: Bool?
 
     /// Creates a request.
     public init(
         clientID: String, modelVersion: Int, cursor: Int64, after: SyncPosition?, limit: Int,
-        scopes: [SyncScope]? = nil, isSnapshot: Bool = false, purgeEpoch: Int64 = 0
+        scopes: [SyncScope]? = nil, isSnapshot: Bool = false, purgeEpoch: Int64 = 0, countsRemaining: Bool? = nil
     ) {
+        self.countsRemaining = countsRemaining
         self.purgeEpoch = purgeEpoch
         self.clientID = clientID
         self.modelVersion = modelVersion
@@ -66,9 +70,16 @@ public struct SyncPullPage: Sendable, Hashable, Codable {
     /// How many times the server had purged tombstones when it read the page: a later pull whose cursor is older
     /// than a tombstone purged since is told to resync.
     public var purgeEpoch: Int64
+    /// When the request asked (``SyncPullRequest/countsRemaining``): how many changes the pull has from this page's
+    /// first on, as of the page's snapshot — at most that many: the count doesn't apply the scopes' conditions, only
+    /// their entities. `nil` otherwise.
+    public var remaining: Int?
 
     /// Creates a page.
-    public init(changes: [SyncChange], next: SyncPosition?, cursor: Int64, purgeEpoch: Int64 = 0) {
+    public init(
+        changes: [SyncChange], next: SyncPosition?, cursor: Int64, purgeEpoch: Int64 = 0, remaining: Int? = nil
+    ) {
+        self.remaining = remaining
         self.changes = changes
         self.next = next
         self.cursor = cursor

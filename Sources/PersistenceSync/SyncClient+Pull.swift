@@ -148,10 +148,13 @@ extension SyncClient {
         var pulled = Pulled()
         // References to records a later page may bring.
         var dangling = resuming?.references ?? []
-        let pageSize = pullPageSize
-        let request = { @Sendable (after: SyncPosition?, counts: Bool) in
+        let maximumPage = pullPageSize
+        // The first page holds at most 1,000 changes; each next one about `pullPageBytes` at what the changes so far
+        // weighed.
+        var pageSize = min(1_000, maximumPage)
+        let request = { @Sendable (after: SyncPosition?, limit: Int, counts: Bool) in
             SyncPullRequest(
-                clientID: clientID, modelVersion: modelVersion, cursor: cursor, after: after, limit: pageSize,
+                clientID: clientID, modelVersion: modelVersion, cursor: cursor, after: after, limit: limit,
                 scopes: scopes, isSnapshot: kind != .changes, purgeEpoch: purgeEpoch, countsRemaining: counts)
         }
         let phase: SyncProgress.Phase =
@@ -170,10 +173,17 @@ extension SyncClient {
             if let prefetched {
                 page = try await prefetched.value
             } else {
-                page = try await transport.pull(request(after, true))
+                page = try await transport.pull(request(after, pageSize, true))
                 progress.expected = page.remaining
             }
-            prefetched = page.next.map { next in Task { try await transport.pull(request(next, false)) } }
+            let bytes = page.changes.reduce(0) { $0 + $1.valueBytes }
+            if !page.changes.isEmpty {
+                let perChange = max(1, (progress.bytes + bytes) / (progress.applied + page.changes.count))
+                pageSize = max(min(100, maximumPage), min(maximumPage, Self.pullPageBytes / perChange))
+            }
+            prefetched = page.next.map { [pageSize] next in
+                Task { try await transport.pull(request(next, pageSize, false)) }
+            }
             lowest = min(lowest, page.cursor)
             // The first page's: a purge during the later pages may have removed deletions they'd have brought.
             let epoch = firstEpoch ?? page.purgeEpoch
@@ -203,7 +213,7 @@ extension SyncClient {
             pulled += Pulled(count: page.changes.count, rejections: dropped)
             broadcast.publish(.pulling(pulled.count))
             progress.applied += page.changes.count
-            progress.bytes += page.changes.reduce(0) { $0 + $1.valueBytes }
+            progress.bytes += bytes
             if progress.applied > 0 { progressBroadcast.publish(progress) }
             after = page.next
         } while after != nil

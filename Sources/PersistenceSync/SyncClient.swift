@@ -27,8 +27,12 @@ public final class SyncClient<Store: Database>: Sendable {
     let entities: SyncedEntities
     /// The most local records one push sends (more when one write changed more).
     public let pushBatchSize: Int
-    /// The most changes one pulled page holds.
+    /// The most changes one pulled page holds. Pages are sized to about ``pullPageBytes`` of values within it: the
+    /// first holds at most 1,000, each next one as many as the ones before weighed.
     public let pullPageSize: Int
+    /// About how many bytes of values one pulled page holds (and each local write applying it), when
+    /// ``pullPageSize`` allows: 4 MiB.
+    public static var pullPageBytes: Int { 4 << 20 }
     let gate = SyncGate()
     private let subscribed: Mutex<[SyncScope]?>
     let broadcast = LatestValueBroadcast<SyncStatus>(.idle)
@@ -46,12 +50,12 @@ public final class SyncClient<Store: Database>: Sendable {
     ///   - transport: How to reach the server.
     ///   - scopes: The scopes whose records the store holds; `nil` for the whole server store (trusted clients).
     ///   - pushBatchSize: The most records one push sends.
-    ///   - pullPageSize: The most changes one pulled page holds.
+    ///   - pullPageSize: The most changes one pulled page holds (pages are sized to about ``pullPageBytes``).
     /// - Throws: `invalidConfiguration` when the model isn't synced or a size isn't positive;
     ///   `invalidSchema` when the model's entities can't be described.
     public init(
         database: Store, model: Model, transport: some SyncTransport, scopes: [SyncScope]? = nil,
-        pushBatchSize: Int = 500, pullPageSize: Int = 1000
+        pushBatchSize: Int = 500, pullPageSize: Int = 10_000
     ) throws {
         guard model.isSynced else {
             throw PersistenceError(

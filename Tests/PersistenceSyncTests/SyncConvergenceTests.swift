@@ -69,7 +69,7 @@ struct SyncConvergenceTests {
             let scoped = try SyncClient(
                 database: SQLiteBuilder.client("scoped", in: directory).create(), model: clientModel,
                 transport: transports[3], scopes: Self.scopes(held), pullPageSize: 5)
-            let clients: [any SyncClientProtocol] = try [
+            let clients: [any TestSyncClient] = try [
                 makeClient(SQLiteBuilder.client("sqlite", in: directory), transports[0]),
                 makeClient(LMDBBuilder.client("lmdb", in: directory, encrypted: false), transports[1]),
                 makeClient(LMDBBuilder.client("encrypted", in: directory, encrypted: true), transports[2]), scoped,
@@ -145,7 +145,7 @@ struct SyncConvergenceTests {
     }
 
     private func makeClient<B: DatabaseBuilder>(_ builder: B, _ transport: FlakyTransport) throws
-        -> any SyncClientProtocol
+        -> any TestSyncClient
     {
         try SyncClient(database: builder.create(), model: clientModel, transport: transport, pullPageSize: 7)
     }

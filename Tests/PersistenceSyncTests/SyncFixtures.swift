@@ -70,14 +70,14 @@ enum ClientKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A client's store, type-erased enough for the tests: its client and a way to read everything.
 struct TestClient: Sendable {
     let kind: ClientKind
-    let client: any SyncClientProtocol
+    let client: any TestSyncClient
     let directory: URL
 
     static func make(_ kind: ClientKind, in directory: URL, server: SyncServer, name: String = "client") throws
         -> TestClient
     {
         let transport = server.directTransport
-        let client: any SyncClientProtocol =
+        let client: any TestSyncClient =
             switch kind {
             case .sqlite:
                 try SyncClient(
@@ -92,17 +92,16 @@ struct TestClient: Sendable {
     }
 }
 
-/// What the tests need of a `SyncClient` whatever its store.
-protocol SyncClientProtocol: Sendable {
-    func sync() async throws -> SyncReport
-    func pendingCount() async throws -> Int
+/// What the tests need of a `SyncClient` whatever its store: the public `SyncClientProtocol`, and a way to write and
+/// read everything.
+protocol TestSyncClient: SyncClientProtocol {
     func write(_ body: @escaping @Sendable (any DatabaseContext) throws -> Void) async throws
     func contents() async throws -> Contents
     /// How many journal entries are flagged as pending, and how many have an outbox sequence: always the same.
     func outbox() async throws -> [Int]
 }
 
-extension SyncClient: SyncClientProtocol {
+extension SyncClient: TestSyncClient {
     func outbox() async throws -> [Int] {
         try await database.read { context in
             [
@@ -168,8 +167,8 @@ struct ServerAndFolder {
 /// folder.
 struct TwoDevices {
     let setup: ServerAndFolder
-    let phone: any SyncClientProtocol
-    let laptop: any SyncClientProtocol
+    let phone: any TestSyncClient
+    let laptop: any TestSyncClient
 
     var store: PostgresDatabase { setup.store }
     var server: SyncServer { setup.server }

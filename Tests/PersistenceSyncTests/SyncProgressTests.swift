@@ -1,5 +1,6 @@
 import Foundation
 import PersistenceCore
+import PersistenceLMDB
 import PersistenceSQLite
 import PersistenceSync
 import PersistenceSyncServer
@@ -51,5 +52,34 @@ import Testing
         // another test's on a shared server) has the pull read again.
         let changes = try #require(await latest(reader))
         #expect(changes.phase == .changes && changes.applied >= 7 && changes.expected == changes.applied)
+    }
+
+    /// Clients of three backends held side by side as `any SyncClientProtocol` and driven through it alone.
+    @Test func clientsOfEveryBackendWorkSideBySideThroughTheProtocol() async throws {
+        let setup = try await ServerAndFolder.make()
+        defer { setup.remove() }
+        let transport = setup.server.directTransport
+        let sqlite = try SyncClient(
+            database: SQLiteBuilder.client("a", in: setup.directory).create(), model: clientModel, transport: transport)
+        let lmdb = try SyncClient(
+            database: LMDBBuilder.client("b", in: setup.directory, encrypted: false).create(), model: clientModel,
+            transport: transport)
+        let encrypted = try SyncClient(
+            database: LMDBBuilder.client("c", in: setup.directory, encrypted: true).create(), model: clientModel,
+            transport: transport)
+        try await sqlite.database.write { try $0.create(Project(id: 1, name: "from SQLite")) }
+        try await lmdb.database.write { try $0.create(Project(id: 2, name: "from LMDB")) }
+        let clients: [any SyncClientProtocol] = [sqlite, lmdb, encrypted]
+        for client in clients {
+            #expect(try await client.pendingCount() <= 1)
+            try await client.sync()
+            #expect(try await client.pendingCount() == 0)
+        }
+        for client in clients { try await client.pull() }
+        for client in clients {
+            #expect(client.status.description == "idle" && client.scopes == nil)
+        }
+        #expect(try await encrypted.database.read { try $0.count(Project.self) } == 2)
+        #expect(try await sqlite.database.read { try $0.count(Project.self) } == 2)
     }
 }

@@ -12,7 +12,7 @@ import Testing
 /// server on the store — no change is lost and each is settled by its policy once.
 @Suite struct SyncPushTests {
     /// `count` memos created on `device` and synced, then the ids.
-    private func memos(_ count: Int, on device: any SyncClientProtocol) async throws -> [UUID] {
+    private func memos(_ count: Int, on device: any TestSyncClient) async throws -> [UUID] {
         let ids = (0..<count).map { _ in UUID() }
         try await device.write { context in
             for id in ids { try context.create(Memo(id: id, text: "first", tags: "")) }
@@ -21,7 +21,7 @@ import Testing
         return ids
     }
 
-    private func edit(_ ids: [UUID], to text: String, on device: any SyncClientProtocol) async throws {
+    private func edit(_ ids: [UUID], to text: String, on device: any TestSyncClient) async throws {
         try await device.write { context in
             for id in ids { try context.update(Memo(id: id, text: text, tags: "")) }
         }
@@ -163,7 +163,7 @@ import Testing
         }
         defer { try? secondStore.close() }
         let second = try await offPool { try SyncServer(database: secondStore, model: serverModel) }
-        var devices: [any SyncClientProtocol] = []
+        var devices: [any TestSyncClient] = []
         for (index, server) in [setup.server, second, setup.server, second].enumerated() {
             devices.append(try TestClient.make(.sqlite, in: setup.directory, server: server, name: "d\(index)").client)
         }

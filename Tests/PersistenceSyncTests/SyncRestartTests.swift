@@ -23,7 +23,7 @@ struct SyncRestartTests {
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let clients: [any SyncClientProtocol] = [
+        let clients: [any TestSyncClient] = [
             try SyncClient(
                 database: SQLiteBuilder.client("phone", in: directory).create(), model: clientModel,
                 transport: server.directTransport),

@@ -24,7 +24,7 @@ struct SyncResumeTests {
     }
 
     static func client(_ kind: ClientKind, in directory: URL, transport: some SyncTransport) throws
-        -> any SyncClientProtocol
+        -> any TestSyncClient
     {
         switch kind {
         case .sqlite:

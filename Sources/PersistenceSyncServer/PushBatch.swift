@@ -180,7 +180,9 @@ struct PushBatch: Sendable {
         var stored: [String: [Value: Record]] = [:]
         var versions: [SyncKey: Int64] = [:]
         let log = SyncServer.qualified(context, SyncLog.table)
-        for (name, indices) in Dictionary(grouping: pending, by: { push.entries[$0].change.entity }) {
+        // Entities in name order: every push locks rows in one order.
+        let groups = Dictionary(grouping: pending, by: { push.entries[$0].change.entity })
+        for (name, indices) in groups.sorted(by: { $0.key < $1.key }) {
             let entry = try entities.entry(name)
             let keys = indices.map { push.entries[$0].change.key }
             stored[name] = try Self.locked(entry.type, keys: keys, layout: entry.layout, in: context)

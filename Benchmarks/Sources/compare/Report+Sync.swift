@@ -25,8 +25,9 @@ extension Report {
         let notes = [
             "Every record of a PostgreSQL store into a new, empty embedded store, timed from the first request to the "
                 + "last commit (stores opened and the server filled before the clock). Ours: `SyncClient.pull()` over "
-                + "the direct transport — pages of 1,000 changes read from the change log joined with the table, each "
-                + "applied in one local write with its journal entries, the reference check after the last page. "
+                + "the direct transport — pages of about 4 MiB of values (the first of 1,000 changes) read from the "
+                + "change log, then the table, each applied set-based in one local write with its journal entries "
+                + "while the next is read, the reference check after the last page. "
                 + "Raw: postgres-nio reads the table of the same records in one `SELECT` (postgres-nio has no `COPY "
                 + "… TO STDOUT`; its binary rows are what `COPY` would send), then one transaction of prepared "
                 + "`INSERT`s (SQLite) or of `mdb_put`s (LMDB). Ratios: SQLite rows to raw-sqlite, LMDB rows to "

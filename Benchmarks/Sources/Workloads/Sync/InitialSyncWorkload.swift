@@ -5,8 +5,9 @@ import PersistenceSyncServer
 
 /// Y1: the first sync of a new device — every record of a server store of `Person` into an empty embedded store.
 ///
-/// Ours: `SyncClient.pull()` through the direct transport (pages of 1,000 changes, each applied in one local write,
-/// journaled as synced, the reference check after the last page). Raw: what a hand-written initial load does —
+/// Ours: `SyncClient.pull()` through the direct transport (pages of about 4 MiB of values, the first of 1,000
+/// changes, each applied set-based in one local write while the next is read, journaled as synced, the reference
+/// check after the last page). Raw: what a hand-written initial load does —
 /// postgres-nio reads the whole table (`SELECT` in one `REPEATABLE READ` transaction, rows streamed and decoded into
 /// `Person`s; postgres-nio has no `COPY … TO STDOUT`, and its binary row format is what `COPY` would send) from a
 /// table of the same shape in schema ``PostgresServer/rawSchema``, then inserts them into the embedded store in one

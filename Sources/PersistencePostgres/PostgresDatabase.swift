@@ -143,9 +143,12 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     }
 
     /// An advisory lock key for `name`: a stable 64-bit hash of it (FNV-1a), the same in every process.
-    package static func advisoryLockKey(_ name: String) -> Int64 {
+    package static func advisoryLockKey(_ name: String) -> Int64 { advisoryLockKey(bytes: name.utf8) }
+
+    /// An advisory lock key for `bytes`: FNV-1a, the same in every process.
+    package static func advisoryLockKey(bytes: some Sequence<UInt8>) -> Int64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 {
+        for byte in bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01b3
         }

@@ -164,7 +164,7 @@ public final class PostgresStorage: RecordStorage {
     @_spi(PersistenceBackend) public func put(_ rows: [[Value]], exists: [Bool], entity: Int) throws {
         let table = tables.all[entity]
         let width = table.layout.names.count
-        let perStatement = max(1, min(500, Self.maximumParameters / width))
+        let perStatement = table.putRows
         var values: [Value] = []
         for replacing in [false, true] {
             let chosen = zip(rows, exists).filter { $0.1 == replacing }.map(\.0)

@@ -162,13 +162,9 @@ struct PushBatch: Sendable {
         }
     }
 
-    /// FNV-1a of `bytes`, folded to 32 bits: the same in every process.
+    /// The store's advisory lock key of `bytes` (FNV-1a), folded to 32 bits: the same in every process.
     private static func digest(_ bytes: Data) -> Int32 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
+        let hash = UInt64(bitPattern: PostgresDatabase.advisoryLockKey(bytes: bytes))
         return Int32(truncatingIfNeeded: hash ^ (hash >> 32))
     }
 

@@ -29,6 +29,11 @@ final class PostgresTable: Sendable {
     let selectByIDSQL: String
     let existsSQL: String
     let deleteByIDSQL: String
+    /// Rows per multi-row write (`putSQL`): 500, fewer for wide records (at most 65,535 bound values); and the two
+    /// statements of that many rows, built once.
+    let putRows: Int
+    let insertManySQL: String
+    let replaceManySQL: String
 
     /// - Parameter tableName: The table's name when it isn't the entity's (a migration's new table).
     init(index: Int, layout: RecordLayout, schema: String, tableName: String? = nil) {
@@ -72,22 +77,34 @@ final class PostgresTable: Sendable {
         selectByIDSQL = "SELECT \(columns) FROM \(table) WHERE \(primaryKeyColumn) = $1"
         existsSQL = "SELECT 1 FROM \(table) WHERE \(primaryKeyColumn) = $1"
         deleteByIDSQL = "DELETE FROM \(table) WHERE \(primaryKeyColumn) = $1 RETURNING 1"
+        putRows = max(1, min(500, PostgresStorage.maximumParameters / layout.names.count))
+        insertManySQL = Self.putSQL(
+            layout, table: table, columns: columns, key: primaryKeyColumn, rows: putRows, replacing: false)
+        replaceManySQL = Self.putSQL(
+            layout, table: table, columns: columns, key: primaryKeyColumn, rows: putRows, replacing: true)
     }
 
     /// A multi-row insert of `rows` records, returning a `1` per row inserted (a stored key inserts none; another
     /// unique index fails the statement); or, when `replacing`, a multi-row write of records whose stored ones it
     /// replaces, returning per row whether it inserted it instead (`xmax = 0`: none was stored).
     func putSQL(rows: Int, replacing: Bool) -> String {
+        guard rows != putRows else { return replacing ? replaceManySQL : insertManySQL }
+        return Self.putSQL(
+            layout, table: table, columns: columns, key: primaryKeyColumn, rows: rows, replacing: replacing)
+    }
+
+    private static func putSQL(
+        _ layout: RecordLayout, table: String, columns: String, key: String, rows: Int, replacing: Bool
+    ) -> String {
         let width = layout.names.count
         let tuples = (0..<rows).map { row in
             "(" + (1...width).map { "$\(row * width + $0)" }.joined(separator: ", ") + ")"
         }
         let insert = "INSERT INTO \(table) (\(columns)) VALUES \(tuples.joined(separator: ", ")) "
-        guard replacing else { return insert + "ON CONFLICT (\(primaryKeyColumn)) DO NOTHING RETURNING 1" }
+        guard replacing else { return insert + "ON CONFLICT (\(key)) DO NOTHING RETURNING 1" }
         let others = layout.names.indices.filter { $0 != layout.primaryKeyIndex }.map { quote(layout.names[$0]) }
-        let sets = (others.isEmpty ? [primaryKeyColumn] : others).map { "\($0) = excluded.\($0)" }
-        return insert
-            + "ON CONFLICT (\(primaryKeyColumn)) DO UPDATE SET \(sets.joined(separator: ", ")) RETURNING (xmax = 0)"
+        let sets = (others.isEmpty ? [key] : others).map { "\($0) = excluded.\($0)" }
+        return insert + "ON CONFLICT (\(key)) DO UPDATE SET \(sets.joined(separator: ", ")) RETURNING (xmax = 0)"
     }
 
     /// The stored records with the `keys` primary keys given, each locked `FOR UPDATE`.

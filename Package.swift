@@ -236,10 +236,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The backend-neutral content digest (not a product): the store tool's `hash`, and sync's convergence check on
+        // both sides. swift-crypto's SHA-256 (CryptoKit on Apple's platforms).
+        .target(
+            name: "PersistenceContentHash",
+            dependencies: ["PersistenceCore", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // The sync client of an embedded store and the protocol's wire types: core only, any embedded backend.
         .target(
             name: "PersistenceSync",
-            dependencies: ["PersistenceCore"],
+            dependencies: ["PersistenceCore", "PersistenceContentHash"],
             swiftSettings: swiftSettings
         ),
         // The sync server on a PostgreSQL store: its change log, push and pull, conflict policies, and the direct
@@ -321,7 +328,7 @@ let package = Package(
                 "PersistenceLMDB",
                 "PersistenceSQLite",
                 "PersistencePostgres",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "PersistenceContentHash",
             ],
             swiftSettings: swiftSettings
         ),
@@ -333,7 +340,7 @@ let package = Package(
                 "PersistenceSQLite",
                 "PersistencePostgres",
                 "PersistenceCommands",
-                "PersistenceTool",
+                "PersistenceTool", "PersistenceContentHash",
                 // The demo's sync step: a server with its HTTP handler and two clients, in one process.
                 "PersistenceSync", "PersistenceSyncServer", "PersistenceSyncHTTP", "PersistenceSyncHummingbird",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -402,6 +409,8 @@ let package = Package(
                 "PersistenceCore", "PersistenceSync", "PersistenceSyncServer", "PersistencePostgres",
                 "PersistenceSQLite", "PersistenceLMDB", "PersistenceTesting", "PersistenceSyncHTTP",
                 "PersistenceSyncHummingbird", "ReliabilityWorker",
+                // The store tool's `sync-verify` against a server of a test's own.
+                "persistence",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

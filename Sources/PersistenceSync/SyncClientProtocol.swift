@@ -32,6 +32,9 @@ public protocol SyncClientProtocol: AnyObject, Sendable {
     var rejections: AsyncStream<SyncRejection> { get }
     /// How many local records have changes not yet pushed and acknowledged.
     func pendingCount() async throws -> Int
+    /// Compares the store's synced content with the server's and names the entities that differ
+    /// (``SyncClient/verifyConvergence(syncingFirst:)``).
+    func verifyConvergence(syncingFirst: Bool) async throws -> SyncConvergence
 }
 
 extension SyncClient: SyncClientProtocol {}

@@ -1,4 +1,4 @@
-public import PersistenceCore
+import PersistenceCore
 
 /// How far a pull has come (``SyncClient/progress``): published once per applied page.
 public struct SyncProgress: Sendable, Hashable, CustomStringConvertible {

@@ -55,6 +55,11 @@ package struct SyncedEntities: Sendable {
         entries.values.sorted { ($0.rank, $0.layout.entity.name) < ($1.rank, $1.layout.entity.name) }
     }
 
+    /// Every synced entity, by name in UTF-8 byte order (the content hash's order).
+    package var byName: [Entry] {
+        entries.values.sorted { $0.layout.entity.name.utf8.lexicographicallyPrecedes($1.layout.entity.name.utf8) }
+    }
+
     /// The entity named `name`.
     /// - Throws: `unknownEntity` when the model has none (the two sides' models differ).
     package func entry(_ name: String) throws -> Entry {
@@ -113,6 +118,22 @@ extension DatabaseContext {
             if found[record.primaryKey] == nil { found[record.primaryKey] = record }
         }
         return found
+    }
+
+    /// Calls `body` with every stored record of `entry`'s entity for which `condition` holds (all when `nil`), in
+    /// primary-key order, one at a time.
+    package func forEachSyncedRecord(
+        _ entry: SyncedEntities.Entry, where condition: Condition? = nil, _ body: (Record) throws -> Void
+    ) throws {
+        try forEachSyncedRecord(entry.type, layout: entry.layout, where: condition, body)
+    }
+
+    private func forEachSyncedRecord<E: Entity>(
+        _ type: E.Type, layout: RecordLayout, where condition: Condition?, _ body: (Record) throws -> Void
+    ) throws {
+        try records().forEachRecordValues(E.self, query: Query(where: condition)) {
+            try body(Record(layout: layout, values: $0))
+        }
     }
 
     /// Calls `body` with the primary key of every stored record of `entry`'s entity.

@@ -27,7 +27,7 @@ public struct HTTPSyncTransport: SyncTransport {
 
     /// A transport to the endpoints under `url` (the path the server registered them at).
     /// - Parameters:
-    ///   - url: The endpoints' base URL; `push` and `pull` are appended.
+    ///   - url: The endpoints' base URL; `push`, `pull` and `digest` are appended.
     ///   - client: The HTTP client; unless given, a shared one that reports a server it can't connect to at once
     ///     (`unreachable`) rather than trying again until the timeout.
     ///   - timeout: The longest one request may take.
@@ -60,6 +60,8 @@ public struct HTTPSyncTransport: SyncTransport {
     public func push(_ push: SyncPush) async throws -> SyncPushResult { try await post("push", push) }
 
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullPage { try await post("pull", request) }
+
+    public func digest(_ request: SyncDigestRequest) async throws -> SyncDigest { try await post("digest", request) }
 
     private func post<Body: Encodable, Answer: Decodable>(_ endpoint: String, _ body: Body) async throws -> Answer {
         var request = HTTPClientRequest(url: base + "/" + endpoint)

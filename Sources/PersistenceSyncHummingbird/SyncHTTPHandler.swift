@@ -4,8 +4,9 @@ import PersistenceCore
 import PersistenceSync
 public import PersistenceSyncServer
 
-/// The sync server's HTTP endpoints for Hummingbird: `POST <path>/push` and `POST <path>/pull`, JSON bodies (the
-/// `PersistenceSync` wire types), errors as JSON `SyncWireError` with a fitting status.
+/// The sync server's HTTP endpoints for Hummingbird: `POST <path>/push`, `POST <path>/pull` and `POST <path>/digest`
+/// (a client's convergence check), JSON bodies (the `PersistenceSync` wire types), errors as JSON `SyncWireError`
+/// with a fitting status.
 ///
 /// Every request passes `authenticate` first: it reads the request's credentials (a bearer token, a session cookie,
 /// a client certificate's name — whatever the app uses) and answers what the client may sync, or throws to refuse
@@ -46,7 +47,7 @@ public struct SyncHTTPHandler<Context: RequestContext>: Sendable {
         self.authenticate = authenticate
     }
 
-    /// Adds `push` and `pull` to `router` (a router or a group of one, at the path the clients' URL names).
+    /// Adds `push`, `pull` and `digest` to `router` (a router or a group of one, at the path the clients' URL names).
     public func register(on router: some RouterMethods<Context>) {
         router.post("push") { request, context in
             try await respond(to: request, context) { (push: SyncPush, access) in
@@ -56,6 +57,11 @@ public struct SyncHTTPHandler<Context: RequestContext>: Sendable {
         router.post("pull") { request, context in
             try await respond(to: request, context) { (pull: SyncPullRequest, access) in
                 try await server.pull(pull, access: access)
+            }
+        }
+        router.post("digest") { request, context in
+            try await respond(to: request, context) { (digest: SyncDigestRequest, access) in
+                try await server.digest(digest, access: access)
             }
         }
     }

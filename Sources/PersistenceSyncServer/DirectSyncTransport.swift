@@ -19,6 +19,10 @@ public struct DirectSyncTransport: SyncTransport {
     public func pull(_ request: SyncPullRequest) async throws -> SyncPullPage {
         try await server.pull(request, access: access)
     }
+
+    public func digest(_ request: SyncDigestRequest) async throws -> SyncDigest {
+        try await server.digest(request, access: access)
+    }
 }
 
 extension SyncServer {

@@ -1,5 +1,6 @@
 import Foundation
 package import PersistenceCommands
+import PersistenceContentHash
 import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 package import PersistenceLMDB

@@ -21,7 +21,7 @@ struct Persistence: AsyncParsableCommand {
             """,
         subcommands: [
             Demo.self, Stores.self, Inspect.self, Verify.self, Export.self, Import.self, Copy.self, Hash.self,
-            Rekey.self, Compact.self,
+            Rekey.self, Compact.self, SyncVerify.self,
         ]
     )
 

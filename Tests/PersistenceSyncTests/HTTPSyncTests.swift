@@ -8,6 +8,7 @@ import PersistenceSync
 import PersistenceSyncHTTP
 import PersistenceSyncHummingbird
 import PersistenceSyncServer
+import PersistenceTestProcesses
 import Testing
 
 /// Runs `body` with a Hummingbird server in this process serving `server`'s endpoints at `/sync`, on a free port;
@@ -76,14 +77,14 @@ struct HTTPSyncTests {
             #expect(report.rejections.count == 1)
             #expect(try await laptop.contents() == Contents.of(store))
             #expect(try await phone.contents() == Contents.of(store))
+            // The convergence check's digests come over HTTP too.
+            let convergence = try await laptop.verifyConvergence(syncingFirst: false)
+            #expect(convergence.isConverged && convergence.entities.map(\.records) == [1, 1, 1])
         }
     }
 
     @Test func theHandlerRefusesWhatTheTokenDoesNotAllow() async throws {
-        let store = try await offPool { try freshServerStore() }
-        let server = try await offPool {
-            try SyncServer(database: store, model: serverModel, scopes: SyncScopeTests.definitions)
-        }
+        let (store, server) = try await SyncScopeTests.scopedServer()
         try await withHTTPServer(server) { url in
             let directory = try temporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -109,6 +110,15 @@ struct HTTPSyncTests {
             try await allowed.database.write { try $0.create(Project(id: 1, name: "mine")) }
             try await allowed.sync()
             #expect(try await Contents.of(store).projects == [Project(id: 1, name: "mine")])
+            try await store.write { try $0.create(Project(id: 2, name: "not theirs")) }
+            #expect(try await allowed.verifyConvergence().isConverged)
+            let other = try SyncClient(
+                database: SQLiteBuilder.client("other-digest", in: directory).create(), model: clientModel,
+                transport: httpTransport(url, token: "one"), scopes: [SyncScopeTests.project(2)])
+            let refusal = await #expect(throws: PersistenceError.self) {
+                try await other.verifyConvergence(syncingFirst: false)
+            }
+            #expect(refusal?.code == .unauthorized)
         }
     }
 
@@ -128,5 +138,85 @@ struct HTTPSyncTests {
             #expect(error.code == .unreachable, "\(error)")
         }
         #expect(try await client.pendingCount() == 1)
+    }
+}
+
+/// The store tool's `sync-verify`: a client's store against its server, over HTTP or the server's store.
+@Suite(.timeLimit(.minutes(5)))
+struct SyncVerifyCommandTests {
+    private func tool(_ arguments: [String], _ environment: [String: String] = [:]) async throws -> BuiltBinary.Result {
+        try await offPool { try BuiltBinary("persistence").run(arguments, environment: environment) }
+    }
+
+    /// `PERSISTENCE_POSTGRES_URL` for `schema`, its password in `PGPASSWORD`.
+    private func serverLocator(schema: String) throws -> (String, [String: String]) {
+        var components = try #require(URLComponents(string: serverURL()))
+        var environment: [String: String] = [:]
+        if let password = components.password { environment["PGPASSWORD"] = password }
+        components.password = nil
+        components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "schema", value: schema)]
+        return (try #require(components.string), environment)
+    }
+
+    @Test func theToolNamesWhatDiffersOverHTTPAndAgainstTheServersStore() async throws {
+        let (store, server) = try await SyncScopeTests.scopedServer()
+        try await withHTTPServer(server) { url in
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let lmdb = LMDBBuilder.client("laptop", in: directory, encrypted: true)
+            let laptop = try SyncClient(
+                database: lmdb.create(), model: clientModel, transport: httpTransport(url, token: "admin"))
+            let sqlite = SQLiteBuilder.client("phone", in: directory)
+            let phone = try SyncClient(
+                database: sqlite.create(), model: clientModel, transport: httpTransport(url, token: "one"),
+                scopes: [SyncScopeTests.project(1), SyncScopeTests.chores(1)])
+            try await laptop.database.write { context in
+                try context.create([Project(id: 1, name: "One"), Project(id: 2, name: "Two")])
+                try context.create(Chore(id: "a", projectID: 1, title: "A", done: false, revision: 1))
+            }
+            try await laptop.sync()
+            try await phone.sync()
+            let laptopFile = directory.appendingPathComponent("laptop.lmdb").path
+            let phoneFile = directory.appendingPathComponent("phone.sqlite").path
+            let environment = ["SYNC_TOKEN": "Bearer one", "ADMIN_TOKEN": "Bearer admin", "PASS": "correct horse"]
+            let scoped = try await tool(
+                ["sync-verify", phoneFile, "--server", url.absoluteString, "--authorization-env", "SYNC_TOKEN"],
+                environment)
+            #expect(scoped.status == 0 && scoped.output.contains("converged"), "\(scoped.output) \(scoped.errors)")
+            #expect(scoped.output.contains("Project: same (1 records"), "\(scoped.output)")
+
+            // A write behind sync's back, on the encrypted LMDB store (read in the tool's child process).
+            try await laptop.database.write(options: .appliesRemoteChanges) {
+                try $0.update(Project(id: 2, name: "edited locally, never journaled"))
+            }
+            let http = try await tool(
+                [
+                    "sync-verify", laptopFile, "--server", url.absoluteString, "--authorization-env", "ADMIN_TOKEN",
+                    "--passphrase-env", "PASS", "--json",
+                ], environment)
+            #expect(http.status == 1, "\(http.output) \(http.errors)")
+            #expect(http.output.contains("\"differing\" : [\n    \"Project\"\n  ]"), "\(http.output)")
+
+            // The server's own store, for a client of the whole store; a scoped one needs the server's scopes.
+            let (postgres, serverEnvironment) = try serverLocator(schema: store.schema)
+            let direct = try await tool(
+                ["sync-verify", laptopFile, "--server", postgres, "--passphrase-env", "PASS"],
+                environment.merging(serverEnvironment) { a, _ in a })
+            #expect(
+                direct.status == 1 && direct.output.hasSuffix("differs: Project\n"), "\(direct.output) \(direct.errors)"
+            )
+            let scopedDirect = try await tool(["sync-verify", phoneFile, "--server", postgres], serverEnvironment)
+            #expect(scopedDirect.status == 64 && scopedDirect.errors.contains("scopes"), "\(scopedDirect.errors)")
+            // A wrong token: refused, its own status.
+            let refused = try await tool(
+                ["sync-verify", phoneFile, "--server", url.absoluteString, "--authorization-env", "PASS"], environment)
+            #expect(refused.status == 77, "\(refused.errors)")
+            // A store that isn't a sync client's.
+            _ = try SQLiteBuilder.client("plain", in: directory, model: serverModel).create()
+            let notClient = try await tool(
+                ["sync-verify", directory.appendingPathComponent("plain.sqlite").path, "--server", postgres],
+                serverEnvironment)
+            #expect(notClient.status == 64 && notClient.errors.contains("no sync journal"), "\(notClient.errors)")
+        }
     }
 }

@@ -17,12 +17,18 @@ struct SyncScopeTests {
     static func project(_ id: Int64) -> SyncScope { SyncScope("project", ["id": .integer(id)]) }
     static func chores(_ project: Int64) -> SyncScope { SyncScope("chores", ["project": .integer(project)]) }
 
-    /// A server store with two projects and a chore in each, written on the server.
-    private func seededServer() async throws -> (PostgresDatabase, SyncServer) {
+    /// A new server store and its sync server, with the scopes above.
+    static func scopedServer() async throws -> (PostgresDatabase, SyncServer) {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool {
             try SyncServer(database: store, model: serverModel, scopes: Self.definitions)
         }
+        return (store, server)
+    }
+
+    /// A server store with two projects and a chore in each, written on the server.
+    static func seededServer() async throws -> (PostgresDatabase, SyncServer) {
+        let (store, server) = try await scopedServer()
         try await store.write { context in
             try context.create([Project(id: 1, name: "One"), Project(id: 2, name: "Two")])
             try context.create(Chore(id: "a", projectID: 1, title: "A", done: false, revision: 1))
@@ -42,7 +48,7 @@ struct SyncScopeTests {
     }
 
     @Test func aClientHoldsOnlyItsScopesAndLosesRecordsThatLeaveThem() async throws {
-        let (store, server) = try await seededServer()
+        let (store, server) = try await Self.seededServer()
         try await withDirectory { directory in
             let phone = try client(server, directory, scopes: [Self.project(1), Self.chores(1)])
             try await phone.sync()
@@ -72,7 +78,7 @@ struct SyncScopeTests {
     }
 
     @Test func aPulledRecordWhoseParentIsOutsideTheScopesStopsThePullLoudly() async throws {
-        let (_, server) = try await seededServer()
+        let (_, server) = try await Self.seededServer()
         try await withDirectory { directory in
             let phone = try client(server, directory, scopes: [Self.project(1), Self.chores(2)])
             do {
@@ -87,7 +93,7 @@ struct SyncScopeTests {
     }
 
     @Test func aChangeOutsideTheClientsScopesIsRejectedAndUndoneLocally() async throws {
-        let (store, server) = try await seededServer()
+        let (store, server) = try await Self.seededServer()
         try await withDirectory { directory in
             let scopes = [Self.project(1), Self.chores(1)]
             let phone = try client(server, directory, scopes: scopes, access: .only(Set(scopes)))
@@ -107,7 +113,7 @@ struct SyncScopeTests {
     }
 
     @Test func aScopeTheClientMayNotSyncIsRefused() async throws {
-        let (_, server) = try await seededServer()
+        let (_, server) = try await Self.seededServer()
         try await withDirectory { directory in
             let phone = try client(
                 server, directory, scopes: [Self.project(2)], access: .only([Self.project(1)]))
@@ -126,7 +132,7 @@ struct SyncScopeTests {
     }
 
     @Test func aClientOfflineForLongerThanDeletionsAreKeptResyncs() async throws {
-        let (store, server) = try await seededServer()
+        let (store, server) = try await Self.seededServer()
         try await withDirectory { directory in
             let phone = try client(server, directory, scopes: nil, name: "phone")
             let laptop = try client(server, directory, scopes: nil, name: "laptop")

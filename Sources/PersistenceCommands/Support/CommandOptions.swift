@@ -59,6 +59,17 @@ package func locator(_ text: String) throws -> StoreLocator {
     }
 }
 
+/// Runs async `body` (a request to a server), reporting a ``PersistenceError`` as ``reportingErrors(_:making:_:)``
+/// does.
+package func reportingErrors<R>(at store: String, _ body: () async throws -> R) async throws -> R {
+    do {
+        return try await body()
+    } catch let error as PersistenceError {
+        FileHandle.standardError.write(Data("\(commandName): \(store): \(error.message)\n".utf8))
+        throw ExitCode(ToolExit.status(for: error).rawValue)
+    }
+}
+
 /// This executable's name, for messages: `persistence`, or the app's own store command.
 package var commandName: String {
     URL(fileURLWithPath: CommandLine.arguments.first ?? "persistence").lastPathComponent

@@ -33,7 +33,7 @@ package enum ToolExit: Int32, CaseIterable, Sendable {
             .data
         case .notFound, .directoryNotFound, .cannotOpen, Self.serverCode("databaseNotFound"): .notFound
         case .ioFailure, .storageFull, .connectionLost, .unreachable: .io
-        case .wrongPassphrase, .permissionDenied: .permission
+        case .wrongPassphrase, .permissionDenied, .unauthorized: .permission
         // PostgreSQL's own codes, by name: this module links no backend.
         case Self.serverCode("tlsFailure"): .io
         case Self.serverCode("invalidCredentials"): .permission

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PersistenceCommands
+import PersistenceContentHash
 import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceTool

@@ -1,8 +1,6 @@
 import Crypto
 import Foundation
-import PersistenceCommands
-package import PersistenceCore
-@_spi(PersistenceBackend) package import PersistenceEngine
+@_spi(PersistenceBackend) package import PersistenceCore
 
 /// A digest of a store's logical content — entities, attributes, values — the same for the same data on every
 /// backend, so two copies can be proved equal.
@@ -29,19 +27,17 @@ package struct ContentHash {
     /// The last entity's name, to check entities come in name order.
     private var lastEntity: String?
 
-    /// Hashes a whole store.
-    /// - Parameter progress: Called after each record with the number hashed so far.
-    package static func of(_ store: any StoredStore, progress: (Int) -> Void = { _ in }) throws -> String {
+    /// The digest of one entity's records alone — what ``ContentHash`` gives for a store holding only that entity —
+    /// and how many there are: what sync compares entity by entity, so that a difference is named.
+    /// - Parameter records: Calls its argument with each record of the entity, in primary-key order.
+    package static func entity(
+        _ layout: RecordLayout, records: (_ add: (Record) throws -> Void) throws -> Void
+    ) throws -> (digest: String, records: Int) {
         var hash = ContentHash()
-        for layout in store.layouts {
-            try hash.begin(layout)
-            try store.forEachRecord(layout) { record in
-                try hash.add(record)
-                progress(hash.records)
-            }
-            hash.end()
-        }
-        return hash.finish()
+        try hash.begin(layout)
+        try records { try hash.add($0) }
+        hash.end()
+        return (hash.finish(), hash.records)
     }
 
     /// Starts an entity (entities must come in name order, by UTF-8 bytes, as ``StoredStore/layouts`` has them).

@@ -10,7 +10,7 @@
 # number that moves, not as noise.
 #
 # Not counted: M (memory), M2, M3, S8's LMDB rows, S8's and O2's phases (child processes or latencies, not work done
-# in the process), O1 and P7 (commit costs bound by fsync and the server), Y1–Y3 (sync: the timing thread only waits
+# in the process), O1 and P7 (commit costs bound by fsync and the server), Y1–Y4 (sync: the timing thread only waits
 # while the stores' and SwiftNIO's threads work, so its count says nothing — 13 instructions per record for ours — and
 # Y3's HTTP requests time out under valgrind), PostgreSQL's side of P1–P6 (another process), and raw postgres-nio's
 # (its event loop's threads): P1–P6 have ours' client work only.
@@ -36,7 +36,7 @@ echo "==> instructions: compare under callgrind, N=$N${ONLY:+, only $ONLY} (seve
 SWIFT_DETERMINISTIC_HASHING=1 scripts/with-postgres.sh valgrind --tool=callgrind --collect-atstart=no \
     --callgrind-out-file="$OUT/callgrind.out" "$OUT/compare" --n "$N" --lookups "$N" --postgres-lookups "$N" \
     --writer-commits 16 --runs 1 --memory-rows 0 --migration-rows 0 --aggregate-rows "$N" --northwind-fetches 2 --realm-users "$N" --realm-students "$((N / 5))" \
-    --commits 0 --sync-rows 0 --sync-push-records 0 ${ONLY:+--only "$ONLY"} --json "$OUT/compare.json" >"$OUT/compare.log" 2>&1 || {
+    --commits 0 --sync-rows 0 --sync-push-records 0 --sync-resume-records 0 ${ONLY:+--only "$ONLY"} --json "$OUT/compare.json" >"$OUT/compare.log" 2>&1 || {
     tail -20 "$OUT/compare.log" >&2
     exit 1
 }

@@ -149,9 +149,10 @@ extension SyncClient {
         // References to records a later page may bring.
         var dangling = resuming?.references ?? []
         let maximumPage = pullPageSize
-        // The first page holds at most 1,000 changes; each next one about `pullPageBytes` at what the changes so far
-        // weighed.
-        var pageSize = min(1_000, maximumPage)
+        let pacing = self.pacing
+        // Pages as large as the link carries in about a quarter of a second (the first, while no page has arrived,
+        // 1,000 changes; fewer after lost connections).
+        var pageSize = pacing.pageSize(maximum: maximumPage)
         let request = { @Sendable (after: SyncPosition?, limit: Int, counts: Bool) in
             SyncPullRequest(
                 clientID: clientID, modelVersion: modelVersion, cursor: cursor, after: after, limit: limit,
@@ -165,24 +166,34 @@ extension SyncClient {
             }
         var progress = SyncProgress(phase: phase, applied: 0, bytes: 0, expected: nil)
         // The next page is requested as soon as a page arrives, and read by the server while this one is applied.
-        var prefetched: Task<SyncPullPage, any Error>?
+        var prefetched: Task<(SyncPullPage, Duration), any Error>?
         defer { prefetched?.cancel() }
         let transport = self.transport
+        /// A page, and how long it took to arrive.
+        let fetch = { @Sendable (request: SyncPullRequest) async throws -> (SyncPullPage, Duration) in
+            let clock = ContinuousClock()
+            let start = clock.now
+            do {
+                let page = try await transport.pull(request)
+                return (page, clock.now - start)
+            } catch {
+                if SyncPullPacing.isConnectionLoss(error) { pacing.lost() }
+                throw error
+            }
+        }
         repeat {
-            let page: SyncPullPage
+            let (page, roundTrip): (SyncPullPage, Duration)
             if let prefetched {
-                page = try await prefetched.value
+                (page, roundTrip) = try await prefetched.value
             } else {
-                page = try await transport.pull(request(after, pageSize, true))
+                (page, roundTrip) = try await fetch(request(after, pageSize, true))
                 progress.expected = page.remaining
             }
             let bytes = page.changes.reduce(0) { $0 + $1.valueBytes }
-            if !page.changes.isEmpty {
-                let perChange = max(1, (progress.bytes + bytes) / (progress.applied + page.changes.count))
-                pageSize = max(min(100, maximumPage), min(maximumPage, Self.pullPageBytes / perChange))
-            }
+            pacing.arrived(bytes: bytes, changes: page.changes.count, in: roundTrip, ceiling: Self.pullPageBytes)
+            pageSize = pacing.pageSize(maximum: maximumPage)
             prefetched = page.next.map { [pageSize] next in
-                Task { try await transport.pull(request(next, pageSize, false)) }
+                Task { try await fetch(request(next, pageSize, false)) }
             }
             lowest = min(lowest, page.cursor)
             // The first page's: a purge during the later pages may have removed deletions they'd have brought.

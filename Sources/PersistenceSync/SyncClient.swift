@@ -27,12 +27,15 @@ public final class SyncClient<Store: Database>: Sendable {
     let entities: SyncedEntities
     /// The most local records one push sends (more when one write changed more).
     public let pushBatchSize: Int
-    /// The most changes one pulled page holds. Pages are sized to about ``pullPageBytes`` of values within it: the
-    /// first holds at most 1,000, each next one as many as the ones before weighed.
+    /// The most changes one pulled page holds. Within it, pages are sized by the bytes of their values: the first
+    /// holds at most 1,000 changes; each next one as many as take about a quarter of a second to arrive, at the last
+    /// page's bytes per change — between 64 KiB and ``pullPageBytes`` of values. A lost connection quarters the size.
     public let pullPageSize: Int
-    /// About how many bytes of values one pulled page holds (and each local write applying it), when
+    /// The most bytes of values one pulled page is sized for (and each local write applying it), when
     /// ``pullPageSize`` allows: 4 MiB.
     public static var pullPageBytes: Int { 4 << 20 }
+    /// The size the next pulled page is asked for, by how fast pages arrived.
+    let pacing = SyncPullPacing(ceiling: pullPageBytes)
     let gate = SyncGate()
     private let subscribed: Mutex<[SyncScope]?>
     let broadcast = LatestValueBroadcast<SyncStatus>(.idle)

@@ -48,20 +48,22 @@ struct SyncVerifyConvergenceTests {
         try await devices.phone.sync()
         #expect(try await devices.laptop.verifyConvergence(syncingFirst: true).entities.map(\.records) == [2, 1, 2])
         let laptop = try #require(devices.laptop as? SyncClient<LMDBDatabase>)
-        // A write that bypasses the journal (as a sync bug or a restored backup would): no sync repairs it.
+        // Writes that bypass the journal (as a sync bug or a restored backup would): nothing pushes them.
         try await laptop.database.write(options: .appliesRemoteChanges) { context in
             try context.update(
                 Chore(id: "a", projectID: 2, title: "edited behind sync's back", done: true, revision: 3))
             try context.create(Project(id: 3, name: "never synced"))
         }
-        let convergence = try await laptop.verifyConvergence()
-        #expect(convergence.differingEntities == ["Chore", "Project"])
-        #expect(convergence.pendingChanges == 0)
-        let projects = try #require(convergence.differences.last)
-        #expect(
-            projects.localRecords == 3 && projects.serverRecords == 2 && projects.localDigest != projects.serverDigest)
-        let chores = try #require(convergence.differences.first)
-        #expect(chores.localRecords == 2 && chores.serverRecords == 2)
+        let asItIs = try await laptop.verifyConvergence(syncingFirst: false)
+        #expect(asItIs.differingEntities == ["Chore", "Project"] && asItIs.pendingChanges == 0)
+        let chores = try #require(asItIs.differences.first)
+        #expect(chores.localRecords == 2 && chores.serverRecords == 2 && chores.localDigest != chores.serverDigest)
+        let projects = try #require(asItIs.differences.last)
+        #expect(projects.localRecords == 3 && projects.serverRecords == 2)
+        // Syncing doesn't repair a record only the client holds. (The edited chore may be: a pull reads again the
+        // changes after the server's oldest running transaction, another test's on a shared server.)
+        let synced = try await laptop.verifyConvergence()
+        #expect(synced.differingEntities.contains("Project") && synced.pendingChanges == 0)
         // The phone, untouched, still matches.
         #expect(try await devices.phone.verifyConvergence(syncingFirst: true).isConverged)
     }

@@ -75,6 +75,12 @@ enum JSONReport {
                 ]
             }
             if let bytes = row.fileBytes { fields.append("\"file_bytes\": \(bytes)") }
+            if let transfer = row.transfer {
+                fields += [
+                    "\"bytes_received\": \(transfer.bytes)", "\"cuts\": \(transfer.cuts)",
+                    "\"retransferred_percent\": \(transfer.retransferredPercent.map(number) ?? "null")",
+                ]
+            }
             if let tool = row.tool {
                 let mebibytes = { (kib: Int?) in kib.map { number(Double($0) / 1024) } ?? "null" }
                 fields += [

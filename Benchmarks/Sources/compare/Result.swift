@@ -35,6 +35,8 @@ struct ResultRow {
     var fileBytes: Int?
     /// T1–T3: the records the `persistence` tool worked on and its process's peak memory.
     var tool: ToolFigures?
+    /// Y4: the bytes a sync received over its link, and how often the link dropped.
+    var transfer: TransferFigures?
 
     /// M2: the median seconds after the pass: the commit. S8: dropping, renaming, the index build and the commit.
     var secondsAfterPass: Double? {
@@ -279,4 +281,14 @@ func percentile(_ values: [Double], _ fraction: Double) -> Double {
     guard !sorted.isEmpty else { return 0 }
     let rank = Int((fraction * Double(sorted.count)).rounded(.up))
     return sorted[min(max(rank, 1), sorted.count) - 1]
+}
+
+/// Y4: what one subject's sync received over the link (medians over the runs).
+struct TransferFigures {
+    /// Bytes delivered to the client.
+    var bytes: Int
+    /// Pulls cut short by a dropped connection.
+    var cuts: Int
+    /// How many more bytes than the uninterrupted sync's, in percent; `nil` on the uninterrupted row.
+    var retransferredPercent: Double? = nil
 }

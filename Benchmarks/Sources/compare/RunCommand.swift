@@ -64,6 +64,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Records Y3's ten devices push at once, between them; 0 skips Y3. (Y2 syncs --commits records.)")
     var syncPushRecords = 20_000
 
+    @Option(help: "Records Y4 syncs over a slow link that drops every 2 seconds, and without drops; 0 skips Y4.")
+    var syncResumeRecords = 200_000
+
     @Option(
         help: "Records in the store the `persistence` tool exports, imports, copies and hashes (T1–T3); 0 skips them.")
     var toolRows = 1_000_000
@@ -79,8 +82,8 @@ struct RunCommand: ParsableCommand {
         help: """
             Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, G1, A1, E1, P1–P7, L1, L4, L5, L6, K, M, M2, M3, O1, \
             O2, 
-            Y1–Y3, T1–T3); all when omitted. \
-            P1–P7 and Y1–Y3 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \
+            Y1–Y4, T1–T3); all when omitted. \
+            P1–P7 and Y1–Y4 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \
             `persistence` binary (--tool-binary).
             """)
     var only: String?
@@ -138,7 +141,7 @@ struct RunCommand: ParsableCommand {
         }
         if server == nil, selection.contains(where: \.needsServer) {
             print(
-                "\nPostgreSQL and sync rows (P1–P7, Y1–Y3) skipped: \(PostgresServer.environmentVariable) is not set (run through "
+                "\nPostgreSQL and sync rows (P1–P7, Y1–Y4) skipped: \(PostgresServer.environmentVariable) is not set (run through "
                     + "scripts/with-postgres.sh, as `make compare` does, or set it to a server's postgres:// URL).")
             selection.removeAll(where: \.needsServer)
         }
@@ -215,6 +218,9 @@ struct RunCommand: ParsableCommand {
             } else if id == .y3, syncPushRecords > 0, let server {
                 rows += try SyncHarness(runs: runs, scratch: scratch, server: server)
                     .measurePushThroughput(records: syncPushRecords)
+            } else if id == .y4, syncResumeRecords > 0, let server {
+                rows += try SyncHarness(runs: runs, scratch: scratch, server: server)
+                    .measureResumedSync(records: syncResumeRecords)
             } else if id.needsTool, let toolHarness {
                 rows += try toolHarness.measure(id, previous: rows)
             }

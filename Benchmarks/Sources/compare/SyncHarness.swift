@@ -46,6 +46,25 @@ struct SyncHarness {
         }
     }
 
+    /// Y4: a first sync of `records` records over a slow link, uninterrupted and dropped every 2 seconds.
+    func measureResumedSync(records: Int) throws -> [ResultRow] {
+        let workload = try ResumedSyncWorkload(records: records, server: server)
+        let subjects = ResumedSyncWorkload.Subject.allCases
+        let runs = try rotation.rotate(
+            workload: ResumedSyncWorkload.workload, subjects: subjects.map(\.rawValue), seconds: \.seconds,
+            run: { index, folder in try workload.run(subjects[index], directory: folder) })
+        let bytes = runs.map { median($0.map { Double($0.bytes) }) }
+        return subjects.indices.map { index in
+            let uninterrupted = bytes[0]
+            return ResultRow(
+                workload: ResumedSyncWorkload.workload, implementation: subjects[index].rawValue,
+                medianSeconds: median(runs[index].map(\.seconds)), operations: records,
+                transfer: TransferFigures(
+                    bytes: Int(bytes[index]), cuts: Int(median(runs[index].map { Double($0.cuts) })),
+                    retransferredPercent: index == 0 ? nil : (bytes[index] / uninterrupted - 1) * 100))
+        }
+    }
+
     /// Y3: ten devices pushing `records` records between them at once.
     func measurePushThroughput(records: Int) throws -> [ResultRow] {
         let subjects = PushThroughputWorkload.Subject.allCases

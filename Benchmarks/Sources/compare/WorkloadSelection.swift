@@ -40,6 +40,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case y1 = "Y1"
     case y2 = "Y2"
     case y3 = "Y3"
+    case y4 = "Y4"
     // The store tool last: T2 takes S2's and L1's medians when they were measured at its N.
     case t1 = "T1"
     case t2 = "T2"
@@ -53,7 +54,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     var lmdb: LMDBWorkload? { LMDBWorkload(rawValue: rawValue) }
     var postgres: PostgresWorkload? { PostgresWorkload(rawValue: rawValue) }
     /// Whether the workload needs a PostgreSQL server.
-    var needsServer: Bool { postgres != nil || [.p7, .y1, .y2, .y3].contains(self) }
+    var needsServer: Bool { postgres != nil || [.p7, .y1, .y2, .y3, .y4].contains(self) }
     /// Whether the workload runs the `persistence` binary (`--tool-binary`).
     var needsTool: Bool { [.t1, .t2, .t3].contains(self) }
 }

@@ -167,6 +167,9 @@ final class SyncHTTPEndpoint: Sendable {
     /// A client transport to the endpoints.
     var transport: HTTPSyncTransport { HTTPSyncTransport(url: url) }
 
+    /// A client transport to endpoints at `url` (through a proxy, say).
+    static func transport(_ url: URL) -> HTTPSyncTransport { HTTPSyncTransport(url: url) }
+
     func stop() {
         app.cancel()
         _ = try? blockingWait { [app] in try await app.value }

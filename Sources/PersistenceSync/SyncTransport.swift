@@ -19,7 +19,7 @@ public protocol SyncTransport: Sendable {
 
 extension SyncTransport {
     /// A transport written before convergence checks: refuses them.
-    /// - Throws: ``PersistenceError/Code/invalidConfiguration``.
+    /// - Throws: `invalidConfiguration`.
     public func digest(_ request: SyncDigestRequest) async throws -> SyncDigest {
         throw PersistenceError(.invalidConfiguration, "this sync transport can't compare content with its server")
     }

@@ -5,7 +5,7 @@ public import PersistenceSync
 
 extension SyncServer {
     /// The digests of every synced entity's records in the request's scopes, read in one snapshot: what a client
-    /// compares its own with to prove it holds what the server holds (``SyncClient/verifyConvergence(syncingFirst:)``).
+    /// compares its own with to prove it holds what the server holds (`SyncClient.verifyConvergence(syncingFirst:)`).
     ///
     /// An entity outside the scopes hashes as holding no records. Each entity's records are read in primary-key order
     /// and hashed one at a time: memory doesn't grow with the store.

@@ -1,4 +1,3 @@
-import PersistenceContentHash
 @_spi(PersistenceBackend) import PersistenceCore
 
 /// Proving convergence: the client's synced content against the server's, entity by entity.
@@ -36,11 +35,7 @@ extension SyncClient {
         let entities = self.entities
         let (local, pending) = try await database.read { context in
             let digests = try entities.byName.map { entry in
-                let digest = try ContentHash.entity(entry.layout) { add in
-                    try context.forEachSyncedRecord(entry, add)
-                }
-                return SyncEntityDigest(
-                    entity: entry.layout.entity.name, records: digest.records, digest: digest.digest)
+                try SyncEntityDigest.of(entry.layout) { try context.forEachSyncedRecord(entry, $0) }
             }
             return (digests, try context.count(SyncRecordState.self, where: Field("isPending") == true))
         }

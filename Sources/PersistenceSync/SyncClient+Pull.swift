@@ -190,7 +190,7 @@ extension SyncClient {
                 progress.expected = page.remaining
             }
             let bytes = page.changes.reduce(0) { $0 + $1.valueBytes }
-            pacing.arrived(bytes: bytes, changes: page.changes.count, in: roundTrip, ceiling: Self.pullPageBytes)
+            pacing.arrived(bytes: bytes, changes: page.changes.count, in: roundTrip)
             pageSize = pacing.pageSize(maximum: maximumPage)
             prefetched = page.next.map { [pageSize] next in
                 Task { try await fetch(request(next, pageSize, false)) }

@@ -26,8 +26,13 @@ package final class SyncPullPacing: Sendable {
     }
 
     private let state: Mutex<State>
+    /// The most bytes of values a page is sized for.
+    private let ceiling: Int
 
-    package init(ceiling: Int) { state = Mutex(State(budget: min(ceiling, 1 << 20), cap: ceiling)) }
+    package init(ceiling: Int) {
+        self.ceiling = ceiling
+        state = Mutex(State(budget: min(ceiling, 1 << 20), cap: ceiling))
+    }
 
     /// The bytes of values the next page is sized for.
     package var bytes: Int { state.withLock { $0.budget } }
@@ -42,10 +47,11 @@ package final class SyncPullPacing: Sendable {
 
     /// Resizes after a page of `changes` changes with `bytes` bytes of values arrived in `roundTrip`: toward
     /// ``target`` at the rate it arrived, at most doubling or halving at once.
-    package func arrived(bytes: Int, changes: Int, in roundTrip: Duration, ceiling: Int) {
+    package func arrived(bytes: Int, changes: Int, in roundTrip: Duration) {
         guard bytes > 0, changes > 0 else { return }
         let seconds = max(Double(roundTrip.components.seconds) + Double(roundTrip.components.attoseconds) / 1e18, 1e-4)
         let target = Double(Self.target.components.attoseconds) / 1e18
+        let ceiling = self.ceiling
         state.withLock { state in
             state.weight = max(1, bytes / changes)
             state.cap = min(ceiling, state.cap + state.cap / 8)

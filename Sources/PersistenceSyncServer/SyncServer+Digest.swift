@@ -1,4 +1,3 @@
-import PersistenceContentHash
 @_spi(PersistenceBackend) import PersistenceCore
 import PersistencePostgres
 public import PersistenceSync
@@ -21,14 +20,12 @@ extension SyncServer {
         return try await database.read { context in
             try SyncDigest(
                 entities: entities.byName.map { entry in
-                    let digest = try ContentHash.entity(entry.layout) { add in
+                    try SyncEntityDigest.of(entry.layout) { add in
                         guard case .some(let condition) = scopes.condition(for: entry.layout.entity.name) else {
                             return
                         }
                         try context.forEachSyncedRecord(entry, where: condition, add)
                     }
-                    return SyncEntityDigest(
-                        entity: entry.layout.entity.name, records: digest.records, digest: digest.digest)
                 })
         }
     }

@@ -53,13 +53,13 @@ struct SyncPacingTests {
         #expect(pacing.bytes == 1 << 20)
         #expect(pacing.pageSize(maximum: 10_000) == 1_000, "the first page, weight unknown")
         // 1 MiB in a second: 256 KiB fit the quarter-second target, but a page halves at most at once.
-        pacing.arrived(bytes: 1 << 20, changes: 1_024, in: .seconds(1), ceiling: 4 << 20)
+        pacing.arrived(bytes: 1 << 20, changes: 1_024, in: .seconds(1))
         #expect(pacing.bytes == 512 << 10)
         #expect(pacing.pageSize(maximum: 10_000) == 512, "512 KiB at 1 KiB a change")
-        pacing.arrived(bytes: 1 << 20, changes: 1_024, in: .seconds(1), ceiling: 4 << 20)
+        pacing.arrived(bytes: 1 << 20, changes: 1_024, in: .seconds(1))
         #expect(pacing.bytes == 256 << 10)
         // A fast link: doubling at most, up to the ceiling.
-        for _ in 0..<10 { pacing.arrived(bytes: 1 << 20, changes: 1_024, in: .milliseconds(10), ceiling: 4 << 20) }
+        for _ in 0..<10 { pacing.arrived(bytes: 1 << 20, changes: 1_024, in: .milliseconds(10)) }
         #expect(pacing.bytes == 4 << 20)
         #expect(pacing.pageSize(maximum: 3_000) == 3_000, "never more than the client's page size")
         // A lost connection quarters it, down to the floor; the first page of the next pull too.

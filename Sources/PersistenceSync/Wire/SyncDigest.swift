@@ -1,3 +1,6 @@
+import PersistenceContentHash
+@_spi(PersistenceBackend) package import PersistenceCore
+
 /// What a client asks to compare: the server's digest of every synced entity's records in the client's scopes.
 public struct SyncDigestRequest: Sendable, Hashable, Codable {
     /// The asking client's id.
@@ -43,5 +46,16 @@ public struct SyncEntityDigest: Sendable, Hashable, Codable {
         self.entity = entity
         self.records = records
         self.digest = digest
+    }
+}
+
+extension SyncEntityDigest {
+    /// The digest of an entity's records, which `records` hands to its argument one at a time in primary-key order:
+    /// what the client, the server and the store tool each compute.
+    package static func of(
+        _ layout: RecordLayout, records: (_ add: (Record) throws -> Void) throws -> Void
+    ) throws -> SyncEntityDigest {
+        let digest = try ContentHash.entity(layout, records: records)
+        return SyncEntityDigest(entity: layout.entity.name, records: digest.records, digest: digest.digest)
     }
 }

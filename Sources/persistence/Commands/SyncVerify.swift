@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import PersistenceCommands
-import PersistenceContentHash
 import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSync
@@ -76,7 +75,7 @@ struct SyncVerify: AsyncParsableCommand {
         defer { try? opened.close() }
         return try local.digests.map(\.entity).compactMap { name in
             guard let layout = opened.layouts.first(where: { $0.entity.name == name }) else { return nil }
-            return try SyncedContent.digest(layout, of: opened)
+            return try SyncEntityDigest.of(layout) { try opened.forEachRecord(layout, $0) }
         }
     }
 
@@ -143,16 +142,10 @@ struct SyncedContent {
         guard let client, case .text(let clientID)? = client["clientID"] else {
             throw PersistenceError(.invalidArgument, "the store has never synced")
         }
-        switch client["syncedScopes"] {
-        case .text("*")?: scopes = nil
-        case .text(let text)?:
-            do {
-                scopes = try JSONDecoder().decode([SyncScope].self, from: Data(text.utf8))
-            } catch {
-                throw PersistenceError(.corrupt, "the store's journal holds unreadable scopes", underlyingError: error)
-            }
-        default: throw PersistenceError(.invalidArgument, "the store has never synced")
+        guard case .text(let synced)? = client["syncedScopes"] else {
+            throw PersistenceError(.invalidArgument, "the store has never synced")
         }
+        scopes = try SyncScopes.scopes(of: synced)
         var pending = 0
         try store.forEachRecord(journal) { if case .integer(let flag)? = $0["isPending"], flag != 0 { pending += 1 } }
         self.clientID = clientID
@@ -160,12 +153,6 @@ struct SyncedContent {
         modelVersion = store.schemaVersion
         digests = try store.layouts.filter { !SyncJournalNames.all.contains($0.entity.name) }
             .sorted { $0.entity.name.utf8.lexicographicallyPrecedes($1.entity.name.utf8) }
-            .map { try Self.digest($0, of: store) }
-    }
-
-    /// One entity's digest, as the sync server computes it.
-    static func digest(_ layout: RecordLayout, of store: any StoredStore) throws -> SyncEntityDigest {
-        let digest = try ContentHash.entity(layout) { add in try store.forEachRecord(layout, add) }
-        return SyncEntityDigest(entity: layout.entity.name, records: digest.records, digest: digest.digest)
+            .map { layout in try SyncEntityDigest.of(layout) { try store.forEachRecord(layout, $0) } }
     }
 }

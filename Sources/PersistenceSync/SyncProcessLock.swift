@@ -27,7 +27,12 @@ struct SyncProcessLock: Sendable {
                 "the sync lock file beside the store can't be opened", nativeCode: code,
                 nativeMessage: String(cString: strerror(code)))
         }
-        defer { close(descriptor) }
+        // Unlocked before it is closed: a process started meanwhile holds a copy of the descriptor until it runs its
+        // program, and a lock that ended with the last close would outlive this sync as long.
+        defer {
+            flock(descriptor, LOCK_UN)
+            close(descriptor)
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
             if code == EWOULDBLOCK { return nil }

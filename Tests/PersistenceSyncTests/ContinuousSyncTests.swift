@@ -4,6 +4,7 @@ import PersistenceLMDB
 import PersistenceSQLite
 import PersistenceSync
 import PersistenceSyncServer
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -79,6 +80,49 @@ struct ContinuousSyncTests {
         #expect(!FileManager.default.fileExists(atPath: lockPath))
     }
 
+    #if os(Linux)
+        /// A process started while a sync holds the lock (the app launching a helper, a test spawning a tool) gets a
+        /// copy of the lock's descriptor until it runs its program. The lock ends with the sync all the same: the
+        /// next sync of this process isn't told that another one holds it.
+        @Test func aDescriptorCopiedDuringASyncDoesNotKeepItsLock() async throws {
+            let setup = try await ServerAndFolder.make()
+            defer { setup.remove() }
+            let (server, directory) = (setup.server, setup.directory)
+            let database = try SQLiteBuilder.client("copied", in: directory).create()
+            let lockPath = try #require(database.fileURL).path + ".sync-lock"
+            let copies = Mutex<[Int32]>([])
+            defer {
+                for copy in copies.withLock({ $0 }) { close(copy) }
+            }
+            // What a fork does to the descriptor table, done by the transport while the sync holds the lock.
+            let transport = ObservingTransport(server.directTransport) {
+                guard let descriptor = Self.openDescriptor(of: lockPath) else { return }
+                let copy = dup(descriptor)
+                if copy >= 0 { copies.withLock { $0.append(copy) } }
+            }
+            let client = try SyncClient(database: database, model: clientModel, transport: transport)
+            try await database.write { try $0.create(Project(id: 1, name: "first")) }
+            #expect(try await !client.sync().syncedElsewhere)
+            #expect(copies.withLock { !$0.isEmpty }, "the lock file's descriptor wasn't found")
+            try await database.write { try $0.create(Project(id: 2, name: "second")) }
+            let second = try await client.sync()
+            #expect(!second.syncedElsewhere && second.pushed == 1)
+        }
+
+        /// This process's descriptor open on `path`, from `/proc/self/fd`.
+        private static func openDescriptor(of path: String) -> Int32? {
+            let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return entries.lazy.compactMap { entry -> Int32? in
+                guard let descriptor = Int32(entry),
+                    let linked = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + entry),
+                    linked == target
+                else { return nil }
+                return descriptor
+            }.first
+        }
+    #endif
+
     @Test func statusesSayOfflineWhenTheServerCantBeReached() async throws {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -89,5 +133,23 @@ struct ContinuousSyncTests {
         if case .idle? = await statuses.next() {} else { Issue.record("the first status isn't idle") }
         _ = try? await client.sync()
         if case .offline = client.status {} else { Issue.record("status \(client.status)") }
+    }
+}
+
+/// A transport that runs `observe` before each pull it passes on.
+struct ObservingTransport: SyncTransport {
+    let base: any SyncTransport
+    let observe: @Sendable () -> Void
+
+    init(_ base: any SyncTransport, observe: @escaping @Sendable () -> Void) {
+        self.base = base
+        self.observe = observe
+    }
+
+    func push(_ push: SyncPush) async throws -> SyncPushResult { try await base.push(push) }
+
+    func pull(_ request: SyncPullRequest) async throws -> SyncPullPage {
+        observe()
+        return try await base.pull(request)
     }
 }

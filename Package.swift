@@ -412,6 +412,9 @@ let package = Package(
                 // The store tool's `sync-verify` against a server of a test's own.
                 "persistence",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // Requests in each wire form, written by hand.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import PersistenceCore
 public import PersistenceSync
+import Synchronization
 
 /// The HTTP transport: pushes and pulls through a sync server's HTTP endpoints (`PersistenceSyncHummingbird`), with
 /// async-http-client (Linux and Apple platforms; `https` URLs use TLS).
@@ -24,6 +25,9 @@ public struct HTTPSyncTransport: SyncTransport {
     private let timeout: Duration
     private let authorize: Authorize
     private let maximumResponseSize: Int
+    private let wireFormat: SyncWireFormat
+    /// Set once the server refused a binary push (an older server reads JSON only): later pushes go as JSON.
+    private let serverReadsOnlyJSON = FallbackFlag()
 
     /// A transport to the endpoints under `url` (the path the server registered them at).
     /// - Parameters:
@@ -32,10 +36,14 @@ public struct HTTPSyncTransport: SyncTransport {
     ///     (`unreachable`) rather than trying again until the timeout.
     ///   - timeout: The longest one request may take.
     ///   - maximumResponseSize: The largest answer read, in bytes.
+    ///   - wireFormat: How pushes, their results and pulled pages travel: ``SyncWireFormat/binary`` (the default)
+    ///     asks the server for the compact binary form and pushes in it; a server that doesn't read it answers JSON,
+    ///     and a push it refuses for its form is sent again as JSON (and every later one). `.json` sends and asks
+    ///     for JSON only.
     ///   - authorize: Adds credentials to each request's headers.
     public init(
         url: URL, client: HTTPClient = HTTPSyncTransport.sharedClient, timeout: Duration = .seconds(60),
-        maximumResponseSize: Int = 256 << 20,
+        maximumResponseSize: Int = 256 << 20, wireFormat: SyncWireFormat = .binary,
         authorize: @escaping Authorize = { _ in }
     ) {
         var base = url.absoluteString
@@ -44,6 +52,7 @@ public struct HTTPSyncTransport: SyncTransport {
         self.client = client
         self.timeout = timeout
         self.maximumResponseSize = maximumResponseSize
+        self.wireFormat = wireFormat
         self.authorize = authorize
     }
 
@@ -57,19 +66,57 @@ public struct HTTPSyncTransport: SyncTransport {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
-    public func push(_ push: SyncPush) async throws -> SyncPushResult { try await post("push", push) }
+    public func push(_ push: SyncPush) async throws -> SyncPushResult {
+        guard wireFormat == .binary, !serverReadsOnlyJSON.isSet else {
+            return try await post("push", body: .json(try SyncWireError.encoder().encode(push)))
+        }
+        do {
+            return try await post("push", body: .binary(push.binaryEncoded()))
+        } catch is BinaryBodyRefused {
+            // Refused before anything was applied: the same push again, in the form the server reads.
+            serverReadsOnlyJSON.set()
+            return try await post("push", body: .json(try SyncWireError.encoder().encode(push)))
+        }
+    }
 
-    public func pull(_ request: SyncPullRequest) async throws -> SyncPullPage { try await post("pull", request) }
+    public func pull(_ request: SyncPullRequest) async throws -> SyncPullPage {
+        try await post("pull", body: .json(try SyncWireError.encoder().encode(request)))
+    }
 
-    public func digest(_ request: SyncDigestRequest) async throws -> SyncDigest { try await post("digest", request) }
+    public func digest(_ request: SyncDigestRequest) async throws -> SyncDigest {
+        try await post("digest", body: .json(try SyncWireError.encoder().encode(request)))
+    }
 
-    private func post<Body: Encodable, Answer: Decodable>(_ endpoint: String, _ body: Body) async throws -> Answer {
+    /// A request's body, in its form.
+    private enum Body {
+        case json(Data)
+        case binary([UInt8])
+
+        var contentType: String {
+            switch self {
+            case .json: "application/json"
+            case .binary: SyncBinaryWire.mediaType
+            }
+        }
+
+        var buffer: ByteBuffer {
+            switch self {
+            case .json(let data): ByteBuffer(bytes: data)
+            case .binary(let bytes): ByteBuffer(bytes: bytes)
+            }
+        }
+    }
+
+    /// A binary push the server refused for its form (an older server): nothing of it was applied.
+    private struct BinaryBodyRefused: Error {}
+
+    private func post<Answer: Decodable>(_ endpoint: String, body: Body) async throws -> Answer {
         var request = HTTPClientRequest(url: base + "/" + endpoint)
         request.method = .POST
-        var headers = ["Content-Type": "application/json", "Accept": "application/json"]
+        var headers = ["Content-Type": body.contentType, "Accept": accept(Answer.self)]
         try await authorize(&headers)
         for (name, value) in headers { request.headers.replaceOrAdd(name: name, value: value) }
-        request.body = .bytes(ByteBuffer(bytes: try SyncWireError.encoder().encode(body)))
+        request.body = .bytes(body.buffer)
         let response: HTTPClientResponse
         let bytes: ByteBuffer
         do {
@@ -78,19 +125,42 @@ public struct HTTPSyncTransport: SyncTransport {
         } catch {
             throw Self.transportError(error)
         }
-        let data = Data(bytes.readableBytesView)
         guard response.status == .ok else {
-            if let wire = try? JSONDecoder().decode(SyncWireError.self, from: data) { throw wire.persistenceError }
+            let wire = try? JSONDecoder().decode(SyncWireError.self, from: Data(bytes.readableBytesView))
+            if case .binary = body, Self.refusesForm(response.status.code, wire) { throw BinaryBodyRefused() }
+            if let wire { throw wire.persistenceError }
             throw PersistenceError(
                 response.status.code >= 500 ? .unreachable : .invalidArgument,
                 "the sync server answered HTTP \(response.status.code)")
         }
+        let form = response.headers.first(name: "Content-Type").flatMap(SyncWireFormat.init(contentType:)) ?? .json
         do {
-            return try JSONDecoder().decode(Answer.self, from: data)
+            // Only a message asked for in binary comes back in it.
+            if form == .binary, let binary = Answer.self as? any SyncBinaryMessage.Type,
+                let answer = try bytes.withUnsafeReadableBytes({ try binary.init(binary: $0) }) as? Answer
+            {
+                return answer
+            }
+            return try JSONDecoder().decode(Answer.self, from: Data(bytes.readableBytesView))
         } catch {
             throw PersistenceError(
                 .backend, "the sync server's answer isn't one the client reads", underlyingError: error)
         }
+    }
+
+    /// The `Accept` header for an answer: the binary form first when the answer has one and the transport uses it.
+    private func accept<Answer>(_ answer: Answer.Type) -> String {
+        guard wireFormat == .binary, answer is any SyncBinaryMessage.Type else { return "application/json" }
+        return SyncBinaryWire.mediaType + ", application/json;q=0.5"
+    }
+
+    /// Whether an error answer to a binary body says the server doesn't read the form: `415`, or an older server's
+    /// `400` for a body it couldn't read as JSON.
+    private static func refusesForm(_ status: UInt, _ wire: SyncWireError?) -> Bool {
+        if status == 415 { return true }
+        guard status == 400, let wire else { return false }
+        return wire.code == PersistenceError.Code.invalidArgument.rawValue
+            && wire.message == "the request's body isn't one the server reads"
     }
 
     /// A failure with no answer: `unreachable` when nothing was sent (the connection was never made), else
@@ -110,6 +180,15 @@ public struct HTTPSyncTransport: SyncTransport {
             neverConnected ? "the sync server can't be reached" : "the connection to the sync server was lost",
             underlyingError: error)
     }
+}
+
+/// A flag set once, read by every request of a transport and its copies.
+private final class FallbackFlag: Sendable {
+    private let flag = Mutex(false)
+
+    var isSet: Bool { flag.withLock { $0 } }
+
+    func set() { flag.withLock { $0 = true } }
 }
 
 extension Duration {

@@ -5,8 +5,10 @@ import PersistenceSync
 public import PersistenceSyncServer
 
 /// The sync server's HTTP endpoints for Hummingbird: `POST <path>/push`, `POST <path>/pull` and `POST <path>/digest`
-/// (a client's convergence check), JSON bodies (the `PersistenceSync` wire types), errors as JSON `SyncWireError`
-/// with a fitting status.
+/// (a client's convergence check), bodies in JSON (the `PersistenceSync` wire types) or, for pushes, their results
+/// and pulled pages, in the compact binary form (`SyncBinaryWire`) when the request's `Content-Type` or `Accept`
+/// names it; errors as JSON `SyncWireError` with a fitting status (`415` for a body in a form the endpoint doesn't
+/// read).
 ///
 /// Every request passes `authenticate` first: it reads the request's credentials (a bearer token, a session cookie,
 /// a client certificate's name — whatever the app uses) and answers what the client may sync, or throws to refuse
@@ -75,19 +77,43 @@ public struct SyncHTTPHandler<Context: RequestContext>: Sendable {
         } catch let error as PersistenceError {
             return try Self.response(error)
         }
+        let form = request.headers[.contentType].map { SyncWireFormat(contentType: $0) } ?? .json
+        guard let form, form == .json || Body.self is any SyncBinaryMessage.Type else {
+            return try Self.response(
+                status: .unsupportedMediaType,
+                SyncWireError(PersistenceError(.invalidArgument, "the server reads this request as JSON only")))
+        }
         let bytes = try await request.body.collect(upTo: maximumBodySize)
         let body: Body
         do {
-            body = try JSONDecoder().decode(Body.self, from: Data(bytes.readableBytesView))
+            body = try Self.decode(Body.self, form, bytes)
         } catch {
             return try Self.response(
                 PersistenceError(.invalidArgument, "the request's body isn't one the server reads"))
         }
+        let binary = request.headers[.accept].map(SyncWireFormat.acceptsBinary) ?? false
         do {
-            return try Self.response(status: .ok, try await answer(body, access))
+            let value = try await answer(body, access)
+            if binary, let message = value as? any SyncBinaryMessage {
+                return Response(
+                    status: .ok, headers: [.contentType: SyncBinaryWire.mediaType],
+                    body: ResponseBody(byteBuffer: ByteBuffer(bytes: message.binaryEncoded())))
+            }
+            return try Self.response(status: .ok, value)
         } catch {
             return try Self.response(error)
         }
+    }
+
+    private static func decode<Body: Decodable>(_ type: Body.Type, _ form: SyncWireFormat, _ bytes: ByteBuffer)
+        throws -> Body
+    {
+        if form == .binary, let binary = Body.self as? any SyncBinaryMessage.Type,
+            let body = try bytes.withUnsafeReadableBytes({ try binary.init(binary: $0) }) as? Body
+        {
+            return body
+        }
+        return try JSONDecoder().decode(Body.self, from: Data(bytes.readableBytesView))
     }
 
     private static func response(_ error: any Error) throws -> Response {

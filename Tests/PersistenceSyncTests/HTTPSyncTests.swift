@@ -22,6 +22,12 @@ func withHTTPServer(_ server: SyncServer, _ body: (URL) async throws -> Void) as
         default: throw PersistenceError(.unauthorized, "no valid token")
         }
     }.register(on: router.group("sync"))
+    try await withHTTPRouter(router, body)
+}
+
+/// Runs `body` with a Hummingbird server in this process serving `router` on a free port (the URL of its `/sync`);
+/// stops it afterwards.
+func withHTTPRouter(_ router: Router<BasicRequestContext>, _ body: (URL) async throws -> Void) async throws {
     let (ports, port) = AsyncStream<Int>.makeStream()
     let app = Application(
         router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
@@ -42,14 +48,17 @@ func withHTTPServer(_ server: SyncServer, _ body: (URL) async throws -> Void) as
     }
 }
 
-func httpTransport(_ url: URL, token: String) -> HTTPSyncTransport {
-    HTTPSyncTransport(url: url, timeout: .seconds(30)) { $0["Authorization"] = "Bearer \(token)" }
+func httpTransport(_ url: URL, token: String, wireFormat: SyncWireFormat = .binary) -> HTTPSyncTransport {
+    HTTPSyncTransport(url: url, timeout: .seconds(30), wireFormat: wireFormat) {
+        $0["Authorization"] = "Bearer \(token)"
+    }
 }
 
 /// The same sync through the HTTP handler and client: convergence, conflicts, refusals, an unreachable server.
 @Suite(.timeLimit(.minutes(5)))
 struct HTTPSyncTests {
-    @Test func twoDevicesConvergeOverHTTP() async throws {
+    @Test(arguments: SyncWireFormat.allCases)
+    func twoDevicesConvergeOverHTTP(_ wireFormat: SyncWireFormat) async throws {
         let store = try await offPool { try freshServerStore() }
         let server = try await offPool { try SyncServer(database: store, model: serverModel) }
         try await withHTTPServer(server) { url in
@@ -57,10 +66,12 @@ struct HTTPSyncTests {
             defer { try? FileManager.default.removeItem(at: directory) }
             let sqlite = SQLiteBuilder.client("phone", in: directory)
             let phone = try SyncClient(
-                database: sqlite.create(), model: clientModel, transport: httpTransport(url, token: "admin"))
+                database: sqlite.create(), model: clientModel,
+                transport: httpTransport(url, token: "admin", wireFormat: wireFormat))
             let lmdb = LMDBBuilder.client("laptop", in: directory, encrypted: true)
             let laptop = try SyncClient(
-                database: lmdb.create(), model: clientModel, transport: httpTransport(url, token: "admin"))
+                database: lmdb.create(), model: clientModel,
+                transport: httpTransport(url, token: "admin", wireFormat: wireFormat))
             try await phone.database.write { context in
                 try context.create(Project(id: 1, name: "One"))
                 try context.create(

@@ -75,8 +75,10 @@ extension Report {
                 + "that carries the server's bytes at \(ResumedSyncWorkload.linkBytesPerSecond * 8 / 1_000_000) "
                 + "Mbit/s. `cut-every-2s`: the proxy drops every connection every 2 seconds; the client's `pull()` "
                 + "fails (`connectionLost`, `unreachable`) and is called again at once, going on after the last "
-                + "page it applied. `MB received`: what the proxy delivered (HTTP headers and JSON bodies), "
+                + "page it applied. `MB received`: what the proxy delivered (HTTP headers and bodies), "
                 + "`Re-transferred`: how much more than the uninterrupted sync's (goal ≤ 5 %).",
+            "Both use the binary wire form (`SyncWireFormat.binary`, the transport's default); `json-uninterrupted` "
+                + "is the same uninterrupted sync with JSON pages (`.json`), what the form saves in bytes and time.",
             "Pages are sized to arrive in about a quarter of a second (between 64 KiB and 4 MiB of values), and a "
                 + "dropped connection quarters the size: a page that takes longer than the link lasts would never "
                 + "arrive. Verified: every record stored matches the generator's.",

@@ -46,7 +46,8 @@ struct SyncHarness {
         }
     }
 
-    /// Y4: a first sync of `records` records over a slow link, uninterrupted and dropped every 2 seconds.
+    /// Y4: a first sync of `records` records over a slow link, uninterrupted and dropped every 2 seconds (the binary
+    /// wire form), and uninterrupted in JSON.
     func measureResumedSync(records: Int) throws -> [ResultRow] {
         let workload = try ResumedSyncWorkload(records: records, server: server)
         let subjects = ResumedSyncWorkload.Subject.allCases
@@ -54,14 +55,14 @@ struct SyncHarness {
             workload: ResumedSyncWorkload.workload, subjects: subjects.map(\.rawValue), seconds: \.seconds,
             run: { index, folder in try workload.run(subjects[index], directory: folder) })
         let bytes = runs.map { median($0.map { Double($0.bytes) }) }
+        let uninterrupted = bytes[subjects.firstIndex(of: .uninterrupted) ?? 0]
         return subjects.indices.map { index in
-            let uninterrupted = bytes[0]
-            return ResultRow(
+            ResultRow(
                 workload: ResumedSyncWorkload.workload, implementation: subjects[index].rawValue,
                 medianSeconds: median(runs[index].map(\.seconds)), operations: records,
                 transfer: TransferFigures(
                     bytes: Int(bytes[index]), cuts: Int(median(runs[index].map { Double($0.cuts) })),
-                    retransferredPercent: index == 0 ? nil : (bytes[index] / uninterrupted - 1) * 100))
+                    retransferredPercent: subjects[index] == .cut ? (bytes[index] / uninterrupted - 1) * 100 : nil))
         }
     }
 

@@ -11,7 +11,8 @@ import Synchronization
 /// Both subjects pull every record of the server's store into a new SQLite store through the HTTP endpoint, behind a
 /// ``CuttingProxy`` that carries the server's bytes at ``linkBytesPerSecond`` (a mobile link's pace). `cut` drops every
 /// connection every ``cutInterval``; the client's `pull()` then fails (`connectionLost` or `unreachable`) and is called
-/// again at once, going on after the last page it applied. The bytes the proxy delivered are compared.
+/// again at once, going on after the last page it applied. The bytes the proxy delivered are compared. Both use the
+/// binary wire form; `json` is the uninterrupted sync with JSON pages, to measure what the form costs.
 public final class ResumedSyncWorkload {
     public static let workload = "Y4"
     /// How often the link drops.
@@ -22,12 +23,15 @@ public final class ResumedSyncWorkload {
     public enum Subject: String, CaseIterable, Sendable {
         case uninterrupted = "ours-http-uninterrupted"
         case cut = "ours-http-cut-every-2s"
+        case json = "ours-http-json-uninterrupted"
+
+        var wireFormat: SyncWireFormat { self == .json ? .json : .binary }
     }
 
     /// One run's figures.
     public struct Run: Sendable {
         public var seconds: Double
-        /// Bytes the proxy delivered to the client (HTTP headers and JSON bodies).
+        /// Bytes the proxy delivered to the client (HTTP headers and bodies).
         public var bytes: Int
         /// Pulls that failed on a dropped connection before one finished.
         public var cuts: Int
@@ -64,7 +68,7 @@ public final class ResumedSyncWorkload {
             throw VerificationError(workload: Self.workload, implementation: subject.rawValue, message: "no URL")
         }
         let client = try SyncClientStore.sqlite.client(
-            named: "ours", in: directory, transport: SyncHTTPEndpoint.transport(url))
+            named: "ours", in: directory, transport: SyncHTTPEndpoint.transport(url, wireFormat: subject.wireFormat))
         defer { client.close() }
         let cutter = subject == .cut ? Cutter(proxy: proxy, every: Self.cutInterval) : nil
         defer { cutter?.stop() }

@@ -167,8 +167,10 @@ final class SyncHTTPEndpoint: Sendable {
     /// A client transport to the endpoints.
     var transport: HTTPSyncTransport { HTTPSyncTransport(url: url) }
 
-    /// A client transport to endpoints at `url` (through a proxy, say).
-    static func transport(_ url: URL) -> HTTPSyncTransport { HTTPSyncTransport(url: url) }
+    /// A client transport to endpoints at `url` (through a proxy, say), in `wireFormat`.
+    static func transport(_ url: URL, wireFormat: SyncWireFormat = .binary) -> HTTPSyncTransport {
+        HTTPSyncTransport(url: url, wireFormat: wireFormat)
+    }
 
     func stop() {
         app.cancel()

@@ -187,18 +187,20 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
     ) async throws -> R {
         try await runner.write {
             try self.withWriteConnection { connection in
-                try self.transaction(on: connection, writable: true, isolation: "READ COMMITTED", body)
+                try self.transaction(on: connection, writable: true, readCommitted: true, body)
             }
         }
     }
 
-    /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``; a write in
-    /// `isolation` (`SERIALIZABLE` unless a caller locks what it reads).
+    /// Runs `body` in a transaction on `connection`, through the core's ``TransactionDriver``; a write
+    /// `SERIALIZABLE`, or `READ COMMITTED` when the caller locks what it reads (`readCommitted`; its foreign-key checks
+    /// then lock what they find).
     private func transaction<R>(
         on connection: ServerConnection, writable: Bool, options: WriteOptions = [],
-        isolation: String = "SERIALIZABLE", _ body: (PostgresContext) throws -> R
+        readCommitted: Bool = false, _ body: (PostgresContext) throws -> R
     ) throws -> R {
-        try driver.run(
+        let isolation = readCommitted ? "READ COMMITTED" : "SERIALIZABLE"
+        return try driver.run(
             writable: writable, options: options,
             begin: {
                 // Not waited for: the transaction's first statement follows it, and its wait reports a failed BEGIN.
@@ -227,7 +229,8 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
             context: { recorder in
                 PostgresContext(
                     storage: PostgresStorage(
-                        connection: connection, tables: tables, schema: schema, instrumentation: instrumentation),
+                        connection: connection, tables: tables, schema: schema, instrumentation: instrumentation,
+                        locksReferences: writable && readCommitted),
                     graph: tables.graph, recorder: recorder, instrumentation: instrumentation)
             }, body)
     }

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(PersistenceBackend) public import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
@@ -33,6 +34,9 @@ public final class PostgresStorage: RecordStorage {
     private var cursorDepth = 0
     /// The failure that ended the transaction on the server, if one did.
     var failure: PersistenceError?
+    /// Whether the transaction runs `READ COMMITTED` (``PostgresDatabase``'s `writeLockingRows`): its foreign-key
+    /// checks then keep the records they find (``lockReferenced(keys:entity:)``).
+    @_spi(PersistenceBackend) public let locksReferences: Bool
 
     /// Rows fetched per round trip by `forEach`.
     static let fetchSize = 500
@@ -41,8 +45,9 @@ public final class PostgresStorage: RecordStorage {
 
     init(
         connection: ServerConnection, tables: EntityLookup<PostgresTable>, schema: String,
-        instrumentation: Instrumentation
+        instrumentation: Instrumentation, locksReferences: Bool = false
     ) {
+        self.locksReferences = locksReferences
         self.connection = connection
         self.tables = tables
         self.schema = schema
@@ -265,6 +270,30 @@ public final class PostgresStorage: RecordStorage {
     @_spi(PersistenceBackend) public func contains(key: Value, entity: Int) throws -> Bool {
         let table = tables.all[entity]
         return try !runFixed(table.existsSQL, [key], entity: table.layout.entity.name).isEmpty
+    }
+
+    /// Under `READ COMMITTED` nothing else keeps a referenced record until the write commits: another push could
+    /// delete it, and a serializable deletion that began before would not see the record referring to it. Each found
+    /// is locked and updated in place (``PostgresTable/touchingSQL(keys:)``): deletions wait, and a serializable one
+    /// fails and runs again. A statement per 1,000 keys, in key order.
+    @_spi(PersistenceBackend) public func lockReferenced(keys: [Value], entity: Int) throws -> Set<Value> {
+        let table = tables.all[entity]
+        let keyClass = [table.classes[table.layout.primaryKeyIndex]]
+        let sorted = keys.sorted { Value.compare($0, $1) == .orderedAscending }
+        var found = Set<Value>()
+        var values: [Value] = []
+        var start = sorted.startIndex
+        while start < sorted.endIndex {
+            let end = min(start + 1_000, sorted.endIndex)
+            let result = try run(
+                table.touchingSQL(keys: end - start), Array(sorted[start..<end]), entity: table.layout.entity.name)
+            for row in result.rows {
+                try row.read(as: keyClass, into: &values)
+                found.insert(values[0])
+            }
+            start = end
+        }
+        return found
     }
 
     @_spi(PersistenceBackend) public func read(key: Value, entity: Int, into reader: RecordReader) throws

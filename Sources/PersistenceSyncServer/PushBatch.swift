@@ -17,10 +17,13 @@ import PersistenceSync
 /// made. A record created or deleted by another writer since it was read fails the transaction as a conflict, and
 /// the push runs again.
 ///
-/// A batch of entities without relationships runs under `READ COMMITTED` (``locksRows``): its locks are all it
-/// needs, so pushes of different records run at once — on one server or several. A batch with relationships runs
-/// `SERIALIZABLE`, pushes taking turns: a reference checked, or a delete rule's referrers found, must stay true
-/// against the app's own writes, which take no locks.
+/// A batch that deletes no record others may refer to runs under `READ COMMITTED` (``locksRows``): its locks are all
+/// it needs, so pushes of different records run at once — on one server or several. A reference it checks is kept
+/// until it commits: the record referred to is locked and given a new row version with the same values
+/// (`PostgresStorage.lockReferenced`), so a deletion waits for the push, and a serializable deletion that began before
+/// (the app's, another push's) fails and runs again, then finding the record that now refers to it. A batch that
+/// deletes a record with delete rules runs `SERIALIZABLE`, pushes taking turns: the referrers its rules find must stay
+/// all there are against the app's own writes, which take no locks.
 struct PushBatch: Sendable {
     let push: SyncPush
     let scopes: ResolvedScopes
@@ -29,8 +32,8 @@ struct PushBatch: Sendable {
     /// Each entry's record as pushed (`nil`: a deletion), or why it doesn't fit the model — thrown only if the entry
     /// is applied (an already applied one isn't read again).
     let incoming: [Result<Record?, any Error>]
-    /// Whether no entity of the batch refers to another or is referred to: it runs under `READ COMMITTED`, locking
-    /// what it reads, at once with other pushes.
+    /// Whether the batch deletes no record that others may refer to (no delete rule to run): it runs under
+    /// `READ COMMITTED`, locking what it reads and refers to, at once with other pushes.
     let locksRows: Bool
 
     init(push: SyncPush, scopes: ResolvedScopes, entities: SyncedEntities, policies: [String: ConflictPolicy]) {
@@ -41,9 +44,9 @@ struct PushBatch: Sendable {
         incoming = push.entries.map { entry in
             Result { try entry.change.record(of: try entities.entry(entry.change.entity).layout) }
         }
-        locksRows = Set(push.entries.map(\.change.entity)).allSatisfy { name in
-            guard let entry = try? entities.entry(name) else { return false }
-            return entry.references.isEmpty && !entry.hasDeleteRules
+        locksRows = push.entries.allSatisfy { pushed in
+            guard let entry = try? entities.entry(pushed.change.entity) else { return false }
+            return !(pushed.change.isDeletion && entry.hasDeleteRules)
         }
     }
 

@@ -89,6 +89,8 @@ enum SyncLog {
                 old_key bytea;
                 new_key bytea;
             BEGIN
+                -- An update that changed nothing (a push's hold on a record it refers to): no new version.
+                IF TG_OP = 'UPDATE' AND OLD IS NOT DISTINCT FROM NEW THEN RETURN NULL; END IF;
                 IF TG_OP <> 'INSERT' THEN old_key := \(key("OLD")); END IF;
                 IF TG_OP <> 'DELETE' THEN new_key := \(key("NEW")); END IF;
                 IF old_key IS NOT NULL AND old_key IS DISTINCT FROM new_key THEN

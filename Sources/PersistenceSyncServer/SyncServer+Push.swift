@@ -27,9 +27,10 @@ extension SyncServer {
         let batch = PushBatch(
             push: push, scopes: try ResolvedScopes(push.scopes, access: access, definitions: self.scopes),
             entities: entities, policies: policies)
-        // Records decoded before the transaction. A batch without relationships locks what it reads and runs at once
-        // with other pushes. One with them runs serializable, and pushes take turns (a lock of the store's): they'd
-        // read and write the same index pages, so concurrent serializable ones would nearly all fail each other.
+        // Records decoded before the transaction. A batch that runs no delete rule locks what it reads and refers to,
+        // and runs at once with other pushes. One that does runs serializable, and pushes take turns (a lock of the
+        // store's): they'd read and write the same index pages, so concurrent serializable ones would nearly all fail
+        // each other.
         guard !batch.locksRows else {
             return try await collisionRetries.run {
                 try await database.writeLockingRows { context in try batch.apply(in: context) }

@@ -60,7 +60,8 @@ struct ContinuousSyncTests {
 
         // Another process holds the store's sync lock.
         let lockPath = try #require(database.fileURL).path + ".sync-lock"
-        let other = open(lockPath, O_RDWR | O_CREAT, 0o600)
+        // Close-on-exec, and unlocked before it is closed: a process another test starts meanwhile gets no lasting copy.
+        let other = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         #expect(other >= 0)
         #expect(flock(other, LOCK_EX | LOCK_NB) == 0)
         let report = try await client.sync()
@@ -68,6 +69,7 @@ struct ContinuousSyncTests {
         if case .syncingElsewhere = client.status {} else { Issue.record("status \(client.status)") }
         #expect(try await client.pendingCount() == 1, "left for the syncing process")
 
+        flock(other, LOCK_UN)
         close(other)
         let after = try await client.sync()
         #expect(!after.syncedElsewhere && after.pushed == 1)

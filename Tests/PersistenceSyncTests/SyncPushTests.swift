@@ -7,9 +7,9 @@ import Testing
 
 @testable import PersistenceSyncServer
 
-/// Pushes at server scale: batches of records without relationships run at once, locking the records they read;
+/// Pushes at server scale: batches that run no delete rule run at once, locking the records they read and refer to;
 /// whatever runs at the same time — another device's push of the same records, the server's own writes, another sync
-/// server on the store — no change is lost and each is settled by its policy once.
+/// server on the store — no change is lost, each is settled by its policy once, and no reference is left dangling.
 @Suite struct SyncPushTests {
     /// `count` memos created on `device` and synced, then the ids.
     private func memos(_ count: Int, on device: any TestSyncClient) async throws -> [UUID] {
@@ -27,11 +27,16 @@ import Testing
         }
     }
 
-    @Test func aBatchWithoutRelationshipsDoesntWaitForThePushTurn() async throws {
+    /// Records with relationships too: a batch that deletes nothing others refer to runs at once with the others.
+    @Test func aBatchThatRunsNoDeleteRuleDoesntWaitForThePushTurn() async throws {
         let devices = try await TwoDevices.make(laptop: .sqlite)
         defer { devices.remove() }
         let (store, server, phone) = (devices.store, devices.server, devices.phone)
-        try await phone.write { try $0.create(Memo(id: UUID(), text: "at once", tags: "")) }
+        try await phone.write { context in
+            try context.create(Memo(id: UUID(), text: "at once", tags: ""))
+            try context.create(Project(id: 1, name: "at once"))
+            try context.create(Chore(id: "a", projectID: 1, title: "at once", done: false, revision: 1))
+        }
         final class Turn: Sendable {
             let began = Mutex(false)
             let release = Mutex(false)
@@ -52,9 +57,107 @@ import Testing
             return released
         }
         try await holder.value
-        #expect(pushed == 1)
-        #expect(!released, "the memo's push waited for the turn")
-        #expect(try await Contents.of(store).memos.map(\.text) == ["at once"])
+        #expect(pushed == 3)
+        #expect(!released, "the push waited for the turn")
+        let contents = try await Contents.of(store)
+        #expect(contents.memos.map(\.text) == ["at once"] && contents.chores.map(\.projectID) == [1])
+    }
+
+    /// A phone that synced project 1 and then created a chore of it, not pushed yet.
+    private func projectWithAPendingChore() async throws -> TwoDevices {
+        let devices = try await TwoDevices.make(laptop: .sqlite)
+        try await devices.phone.write { try $0.create(Project(id: 1, name: "going")) }
+        _ = try await devices.phone.sync()
+        try await devices.phone.write {
+            try $0.create(Chore(id: "late", projectID: 1, title: "late", done: false, revision: 1))
+        }
+        return devices
+    }
+
+    /// The server holds neither project nor chore — no chore of a deleted project — and the phone, synced, holds the
+    /// same.
+    private func expectNeitherProjectNorChore(_ devices: TwoDevices) async throws {
+        let contents = try await Contents.of(devices.store)
+        #expect(contents.projects.isEmpty && contents.chores.isEmpty, "\(contents.chores)")
+        _ = try await devices.phone.sync()
+        #expect(try await devices.phone.contents() == contents)
+    }
+
+    /// The server deletes a project (its chores cascade) and hasn't committed when a device pushes a new chore of it:
+    /// the push's hold on the project waits for the deletion, then finds no project — the chore is rejected, not
+    /// stored under a project that is gone.
+    @Test func aChildPushedWhileItsParentIsBeingDeletedIsRejectedNotLeftDangling() async throws {
+        let devices = try await projectWithAPendingChore()
+        defer { devices.remove() }
+        let (store, phone) = (devices.store, devices.phone)
+        let gate = Gate()
+        let deletion = Task {
+            try await store.write { context in
+                _ = try context.delete(Project.self, id: 1)
+                gate.hold()
+            }
+        }
+        await gate.waitUntilHeld()
+        async let report = phone.sync()
+        try await Task.sleep(for: .milliseconds(300))
+        gate.release()
+        try await deletion.value
+        #expect(try await report.rejections.map(\.key) == [.text("late")])
+        try await expectNeitherProjectNorChore(devices)
+    }
+
+    /// A serializable deletion of a project began — and found no chores of it — before a device's push of a new chore
+    /// of it committed: the push updated the project in place as it referred to it, so the deletion fails and runs
+    /// again, and its cascade then takes the new chore too. Nothing refers to a deleted project.
+    @Test func aDeletionThatBeganBeforeAChildWasPushedRunsAgainAndTakesIt() async throws {
+        let devices = try await projectWithAPendingChore()
+        defer { devices.remove() }
+        let (store, phone) = (devices.store, devices.phone)
+        let gate = Gate()
+        let attempts = Mutex(0)
+        let deletion = Task {
+            try await store.write(retrying: .collisions(for: .seconds(30))) { context in
+                let attempt = attempts.withLock {
+                    $0 += 1
+                    return $0
+                }
+                // The transaction's snapshot, taken now: no chore yet on the first attempt.
+                let chores = try context.count(Chore.self)
+                if attempt == 1 {
+                    #expect(chores == 0)
+                    gate.hold()
+                }
+                _ = try context.delete(Project.self, id: 1)
+            }
+        }
+        await gate.waitUntilHeld()
+        let report = try await phone.sync()
+        #expect(report.pushed == 1 && report.rejections.isEmpty)
+        gate.release()
+        try await deletion.value
+        #expect(attempts.withLock { $0 } >= 2, "the deletion didn't run again")
+        try await expectNeitherProjectNorChore(devices)
+    }
+
+    /// A push's hold on a record it refers to writes the same values: no new version in the change log, so other
+    /// devices don't pull the record again.
+    @Test func referringToARecordDoesNotMakeItChange() async throws {
+        let devices = try await TwoDevices.make(laptop: .sqlite)
+        defer { devices.remove() }
+        let (store, phone, laptop) = (devices.store, devices.phone, devices.laptop)
+        let project = SyncChange(entity: "Project", key: .integer(1), values: nil, version: 0)
+        let version = { try await store.read { try SyncServer.loggedVersion(of: project, in: $0) } }
+        try await phone.write { try $0.create(Project(id: 1, name: "kept")) }
+        _ = try await phone.sync()
+        let created = try await version()
+        #expect(created > 0)
+        try await phone.write {
+            try $0.create(Chore(id: "a", projectID: 1, title: "a", done: false, revision: 1))
+        }
+        #expect(try await phone.sync().pushed == 1)
+        #expect(try await version() == created, "the project has a new version")
+        _ = try await laptop.sync()
+        #expect(try await laptop.contents() == phone.contents())
     }
 
     /// Two devices push edits of the same 60 records at the same moment, both made on the same version: for each
@@ -186,4 +289,22 @@ import Testing
         #expect(server.memos.count == 600 && server.projects.count == 4)
         for device in devices { #expect(try await device.contents() == server) }
     }
+}
+
+/// Holds a transaction open from inside it until the test releases it (at most a minute).
+final class Gate: Sendable {
+    private let state = Mutex((held: false, released: false))
+
+    /// Called inside the transaction (off the cooperative pool): marks it held, then waits for the release.
+    func hold() {
+        state.withLock { $0.held = true }
+        let deadline = Date().addingTimeInterval(60)
+        while !state.withLock({ $0.released }), Date() < deadline { Thread.sleep(forTimeInterval: 0.005) }
+    }
+
+    func waitUntilHeld() async {
+        while !state.withLock({ $0.held }) { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+
+    func release() { state.withLock { $0.released = true } }
 }

@@ -302,12 +302,18 @@ struct SyncTests {
         #expect(try await phone.sync().pulled == 0, "the new store's log held the old store's records")
     }
 
-    /// Concurrent pushes would fail each other's serialization checks: they take turns on the store's push lock.
+    /// Pushes that run delete rules are serializable, and concurrent ones would fail each other's serialization
+    /// checks: they take turns on the store's push lock.
     @Test func aPushWaitsForTheOneUnderWay() async throws {
         let devices = try await TwoDevices.make(laptop: .sqlite)
         defer { devices.remove() }
         let (store, server, phone) = (devices.store, devices.server, devices.phone)
-        try await phone.write { try $0.create(Project(id: 1, name: "waits its turn")) }
+        try await phone.write { context in
+            try context.create(Project(id: 1, name: "stays"))
+            try context.create(Project(id: 2, name: "waits its turn"))
+        }
+        _ = try await phone.sync()
+        try await phone.write { _ = try $0.delete(Project.self, id: 2) }
         // Another push's turn, held half a second.
         final class Turn: Sendable {
             let times = Mutex<(began: ContinuousClock.Instant?, ended: ContinuousClock.Instant?)>((nil, nil))
@@ -326,7 +332,7 @@ struct SyncTests {
         try await holder.value
         let ended = try #require(turn.times.withLock { $0.ended })
         #expect(pushed > ended, "the push ran while another held its turn")
-        #expect(try await Contents.of(store).projects == [Project(id: 1, name: "waits its turn")])
+        #expect(try await Contents.of(store).projects == [Project(id: 1, name: "stays")])
     }
 
     @Test func aPushRetriedAfterItsAnswerWasLostAppliesOnce() async throws {

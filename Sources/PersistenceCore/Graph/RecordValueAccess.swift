@@ -38,6 +38,13 @@ package protocol RecordValueAccess: AnyObject {
     /// Whether a record of `type` has the primary key whose stored value is `key`.
     func containsRecord<E: Entity>(_ type: E.Type, key: Value) throws -> Bool
 
+    /// Whether foreign-key checks keep what they find until the transaction ends (``lockReferenced(_:keys:)``).
+    var locksReferences: Bool { get }
+
+    /// Which of `keys` are primary keys of stored records of `type`, each kept until the transaction ends: a
+    /// foreign-key check where concurrent writers could delete the records found (``locksReferences``).
+    func lockReferenced<E: Entity>(_ type: E.Type, keys: [Value]) throws -> Set<Value>
+
     /// Replaces the stored record of `type` that has the primary key in `values` (which it has) with `values`,
     /// keeping indexes and observers up to date; no foreign key is checked.
     func replaceRecord<E: Entity>(_ type: E.Type, values: [Value]) throws
@@ -103,7 +110,11 @@ extension RecordValueAccess {
             let key = values[reference.foreignKey]
             if key == .null { continue }
             if reference.target == position, key == values[graph.layouts[position].primaryKeyIndex] { continue }
-            guard try contains(graph.types[reference.target], key) else {
+            let found =
+                locksReferences
+                ? try lockReferenced(graph.types[reference.target], keys: [key]).contains(key)
+                : try contains(graph.types[reference.target], key)
+            guard found else {
                 try missing(reference, of: values, at: position)
                 continue
             }
@@ -144,7 +155,10 @@ extension RecordValueAccess {
                 for values in rows { wanted.remove(values[layout.primaryKeyIndex]) }
             }
             guard !wanted.isEmpty else { continue }
-            let found = try storedKeys(graph.types[reference.target], among: Array(wanted))
+            let found =
+                locksReferences
+                ? try lockReferenced(graph.types[reference.target], keys: Array(wanted))
+                : try storedKeys(graph.types[reference.target], among: Array(wanted))
             guard found.count < wanted.count else { continue }
             for values in rows {
                 let key = values[reference.foreignKey]

@@ -57,6 +57,15 @@ public protocol RecordStorage: AnyObject {
     /// Whether a record has the primary key whose stored value is `key` (a foreign-key check on every write asks:
     /// nothing to decode).
     @_spi(PersistenceBackend) func contains(key: Value, entity: Int) throws -> Bool
+    /// Whether foreign-key checks must keep what they find until the transaction ends
+    /// (``lockReferenced(keys:entity:)``): a transaction whose isolation lets another writer delete a record it found
+    /// before it commits, or lets a concurrent deletion miss the record that now refers to it. `false` by default:
+    /// one writer at a time, or a serializable transaction, needs no more than a read.
+    @_spi(PersistenceBackend) var locksReferences: Bool { get }
+    /// Which of `keys` are primary keys of stored records of `entity`, for the foreign-key check of a write — each
+    /// found kept until the transaction ends so that no concurrent deletion removes it, or misses the referring record
+    /// this transaction writes. Called only when ``locksReferences``; the default reads (``contains(key:entity:)``).
+    @_spi(PersistenceBackend) func lockReferenced(keys: [Value], entity: Int) throws -> Set<Value>
 
     /// Finds the record whose primary key's stored value is `key`: ``StoredRecord/absent`` when there is none;
     /// ``StoredRecord/row(_:)`` with the engine's row, which the context reads in place and then ends with
@@ -156,6 +165,16 @@ extension RecordStorage {
     @_spi(PersistenceBackend) public func aggregate(_ query: ResolvedAggregateQuery, entity: Int) throws
         -> [AggregateRow]?
     { nil }
+
+    /// No locks: one writer at a time, or a serializable transaction.
+    @_spi(PersistenceBackend) public var locksReferences: Bool { false }
+
+    /// Reads, one key at a time.
+    @_spi(PersistenceBackend) public func lockReferenced(keys: [Value], entity: Int) throws -> Set<Value> {
+        var found = Set<Value>()
+        for key in keys where try contains(key: key, entity: entity) { found.insert(key) }
+        return found
+    }
 
     /// No set-based lookup: the context walks a self-referring cascade level by level.
     @_spi(PersistenceBackend) public func referringClosure(to keys: [Value], entity: Int, foreignKey: Int) throws

@@ -319,6 +319,13 @@ extension StoreContext {
         return try storage.contains(key: key, entity: position(of: E.self))
     }
 
+    package var locksReferences: Bool { storage.locksReferences }
+
+    package func lockReferenced<E: Entity>(_ type: E.Type, keys: [Value]) throws -> Set<Value> {
+        try use(writing: true)
+        return try storage.lockReferenced(keys: keys, entity: position(of: E.self))
+    }
+
     package func replaceRecord<E: Entity>(_ type: E.Type, values: [Value]) throws {
         try use(writing: true)
         let position = try position(of: E.self)

@@ -113,6 +113,19 @@ final class PostgresTable: Sendable {
             + (1...keys).map { "$\($0)" }.joined(separator: ", ") + ") FOR UPDATE"
     }
 
+    /// Keeps the stored records with the `keys` primary keys given until the transaction ends, returning their keys:
+    /// locked in key order (`FOR NO KEY UPDATE`: two such statements never wait for each other in a cycle), then
+    /// each given a new row version with the same values. A concurrent deletion waits for the transaction; a
+    /// serializable one that began before it commits then fails, and runs again seeing what this transaction wrote.
+    /// (A lock alone wouldn't make it fail: only an update does.)
+    func touchingSQL(keys: Int) -> String {
+        "WITH found AS (SELECT \(primaryKeyColumn) FROM \(table) WHERE \(primaryKeyColumn) IN ("
+            + (1...keys).map { "$\($0)" }.joined(separator: ", ")
+            + ") ORDER BY \(primaryKeyColumn) FOR NO KEY UPDATE) UPDATE \(table) SET \(primaryKeyColumn) = found."
+            + "\(primaryKeyColumn) FROM found WHERE \(table).\(primaryKeyColumn) = found.\(primaryKeyColumn) RETURNING "
+            + "\(table).\(primaryKeyColumn)"
+    }
+
     /// `CREATE TABLE` and `CREATE INDEX` statements for a new store.
     var creationSQL: [String] { [tableSQL] + indexSQL(layout.entity.indexes) }
 

@@ -102,10 +102,14 @@ extension Report {
                 + "of the last. A push sends batches of up to 500 records, each one transaction on the server, "
                 + "set-based: the device's row locked, an advisory lock per record, the stored records (locked) and "
                 + "their versions read in a statement each, conflicts decided in memory, one multi-row write, the "
-                + "change log written by the table's trigger; batches of entities without relationships run at once "
+                + "change log written by the table's trigger; batches that run no delete rule run at once "
                 + "(`READ COMMITTED`).",
             "ours-direct-2-servers: the devices split between two sync servers on the one store, each its own "
                 + "database with half the connections (two server processes' worth, in one process).",
+            "ours-direct-referring: the same fields in records that each refer to one of ten crews (a relationship, "
+                + "checked on the server): each reference locks its crew until the batch commits. `own-crew`: each "
+                + "device's records in a crew of its own; `shared-crews`: every batch refers to all ten, so the "
+                + "pushes wait for each other's locks on them.",
             "Raw is the same records by hand: \(PushThroughputWorkload.clients) postgres-nio connections at once, "
                 + "each inserting its share in transactions of 500 prepared `INSERT`s. Verified: nothing rejected, "
                 + "and every record on the server matches the generator's.",

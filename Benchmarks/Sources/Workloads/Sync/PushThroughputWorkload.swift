@@ -12,7 +12,8 @@ import PostgresNIO
 /// written by the table's trigger. `Person` has no relationships, so batches run `READ COMMITTED` at once.
 ///
 /// `ours-direct-2-servers` splits the devices between two sync servers on the one store, each its own database (half
-/// the connections): two server processes' worth, in one process.
+/// the connections): two server processes' worth, in one process. The `referring` subjects push the same fields as
+/// records that refer to one of ten crews (``CrewPushes``): each reference locks its crew until the batch commits.
 ///
 /// Raw is the floor of the same writes by hand: ten postgres-nio connections, each inserting its share in
 /// transactions of 500 rows (a prepared `INSERT` per row), all at once.
@@ -33,6 +34,11 @@ public enum PushThroughputWorkload {
         /// Two sync servers on the store, each its own database with half the connections, the devices split
         /// between them: what a second server process adds.
         case twoServers = "ours-direct-2-servers"
+        /// The same records, each referring to one of ten crews: each device's to a crew of its own
+        /// (``CrewPushes``).
+        case referringOwnParent = "ours-direct-referring-own-crew"
+        /// Each batch referring to all ten crews: the pushes wait for each other's locks on them.
+        case referringSharedParents = "ours-direct-referring-shared-crews"
     }
 
     /// Runs once: `records` records spread over the devices (device `c` holds the ids `id % 10 == c`), stores in
@@ -72,6 +78,10 @@ public enum PushThroughputWorkload {
                 }
             }.seconds
             stored = Checksum(try reader.fetchAll())
+        case .referringOwnParent, .referringSharedParents:
+            return try CrewPushes.run(
+                shares, expected: generator.checksum(), sharedParents: subject == .referringSharedParents,
+                server: server, directory: directory, verify: verify, measure: { try measure(subject, $0) })
         case .direct, .http, .twoServers:
             let servers = subject == .twoServers ? 2 : 1
             let syncServer = try SyncStores.server(server, people: [], poolSize: clients / servers)

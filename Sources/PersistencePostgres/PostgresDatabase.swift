@@ -179,9 +179,11 @@ public final class PostgresDatabase: MigratingDatabase, Sendable {
 
     /// Runs `body` in a `READ COMMITTED` write transaction (off the cooperative pool): each statement sees what
     /// committed before it, and nothing keeps another transaction from changing what `body` read — `body` locks what
-    /// it decides from (`SELECT … FOR UPDATE`, advisory locks) and refuses or retries what changed meanwhile. For a
-    /// write that many clients run at once on different records (a sync server's pushes), which `SERIALIZABLE`
-    /// transactions would nearly all fail for sharing index pages.
+    /// it decides from (`SELECT … FOR UPDATE`, advisory locks) and refuses or retries what changed meanwhile; its
+    /// foreign-key checks keep each record they find (`PostgresStorage.lockReferenced(keys:entity:)`). For a write
+    /// that many clients run at once on different records (a sync server's pushes), which `SERIALIZABLE` transactions
+    /// would nearly all fail for sharing index pages. Not for deletions with delete rules: the referrers they find
+    /// could miss one another writer adds meanwhile.
     package func writeLockingRows<R: Sendable>(
         _ body: @escaping @Sendable (PostgresContext) throws -> R
     ) async throws -> R {

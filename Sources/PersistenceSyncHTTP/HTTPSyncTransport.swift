@@ -36,7 +36,7 @@ public struct HTTPSyncTransport: SyncTransport {
     ///     (`unreachable`) rather than trying again until the timeout.
     ///   - timeout: The longest one request may take.
     ///   - maximumResponseSize: The largest answer read, in bytes.
-    ///   - wireFormat: How pushes, their results and pulled pages travel: ``SyncWireFormat/binary`` (the default)
+    ///   - wireFormat: How pushes, their results and pulled pages travel: `SyncWireFormat.binary` (the default)
     ///     asks the server for the compact binary form and pushes in it; a server that doesn't read it answers JSON,
     ///     and a push it refuses for its form is sent again as JSON (and every later one). `.json` sends and asks
     ///     for JSON only.

@@ -35,7 +35,15 @@ public struct ConformanceCheck: Sendable, CustomTestStringConvertible {
     /// cooperative pool); a check that takes longer than `timeLimit` once it runs — not counting the time it waited
     /// for its turn — is an issue. Give the test itself a generous `.timeLimit` as a backstop against hangs.
     /// - Parameter timeLimit: Overrides the check's own ``timeLimit``.
+    ///
+    /// When the environment variable `PERSISTENCE_CHECKS` is set, only the checks whose names contain it run (a
+    /// developer's focus on some checks); the others pass at once.
     public func run(on backend: some ConformanceBackend, timeLimit: Duration? = nil) async throws {
+        if let focus = ProcessInfo.processInfo.environment["PERSISTENCE_CHECKS"], !focus.isEmpty,
+            !name.localizedCaseInsensitiveContains(focus)
+        {
+            return
+        }
         try await CheckScheduler.shared.run(timeLimit: timeLimit ?? self.timeLimit) {
             let directory = try makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -69,6 +77,7 @@ public enum ConformanceSuite {
         + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
         + HandWrittenRecordChecks.all + RelationshipChecks.all + AggregateChecks.all + GraphLoadingChecks.all
         + RelationshipQueryChecks.all + ManyToManyChecks.all + WriteHookChecks.all + DynamicRecordChecks.all
+        + FullTextChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

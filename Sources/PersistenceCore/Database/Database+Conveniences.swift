@@ -44,6 +44,16 @@ extension Database {
         try read { try $0.forEach(type, query: query, body) }
     }
 
+    /// The records a query with a full-text search selects, with their relevance and snippets (``SearchHit``), in
+    /// one read transaction.
+    ///
+    /// ```swift
+    /// let hits = try db.search(Article.self, Query(search: .matching("swift actor*"), limit: 10))
+    /// ```
+    public func search<E: Entity>(_ type: E.Type, _ query: Query) throws -> [SearchHit<E>] {
+        try read { try $0.search(type, query) }
+    }
+
     /// The records whose attribute `key` equals `value`.
     public func recover<E: Entity>(_ type: E.Type = E.self, key: String, value: some ValueConvertible) throws -> [E] {
         try read { try $0.recover(type, key: key, value: value) }

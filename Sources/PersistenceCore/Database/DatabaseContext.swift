@@ -32,6 +32,12 @@ public protocol DatabaseContext {
     /// The default implementation calls ``recover(_:query:)``; backends replace it with a streaming one.
     func forEach<E: Entity>(_ type: E.Type, query: Query, _ body: (E) throws -> Void) throws
 
+    /// The records a query with a full-text search (``Query/search``) selects, in its order and window, each with its
+    /// relevance and what the search matched in its text (``SearchHit``).
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a query without a search, or one naming no full-text
+    ///   index of the entity; what ``recover(_:query:)`` throws.
+    func search<E: Entity>(_ type: E.Type, _ query: Query) throws -> [SearchHit<E>]
+
     /// The record with this primary key, or `nil`.
     func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E?
 
@@ -107,6 +113,11 @@ public protocol DatabaseContext {
 }
 
 extension DatabaseContext {
+    /// A context of no backend's (a test's stand-in) can't search: ``PersistenceError/Code/unsupported``.
+    public func search<E: Entity>(_ type: E.Type, _ query: Query) throws -> [SearchHit<E>] {
+        throw PersistenceError(.unsupported, "this context doesn't search")
+    }
+
     /// Inserts each entity in turn.
     public func create<E: Entity, S: Sequence<E>>(_ entities: S) throws {
         for entity in entities {

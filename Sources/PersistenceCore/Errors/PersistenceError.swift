@@ -110,6 +110,8 @@ extension PersistenceError.Code {
     public static let typeMismatch = Self(rawValue: "typeMismatch")
     /// An argument is out of range (a negative limit, too many values in one query…).
     public static let invalidArgument = Self(rawValue: "invalidArgument")
+    /// The backend can't do this with the meaning every other backend gives it, so it refuses rather than differ.
+    public static let unsupported = Self(rawValue: "unsupported")
     /// A primary key is larger than the backend can store as a key (LMDB: 511 bytes).
     public static let keyTooLarge = Self(rawValue: "keyTooLarge")
 

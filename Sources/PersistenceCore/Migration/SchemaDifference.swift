@@ -27,6 +27,10 @@ package struct SchemaDifference: Sendable {
         package var addedIndexes: [Index]
         /// Indexes that are gone or changed (to drop).
         package var removedIndexes: [Index]
+        /// Full-text indexes whose definition is new or changed (to build).
+        package var addedFullTextIndexes: [FullTextIndex] = []
+        /// Full-text indexes that are gone or changed (to drop).
+        package var removedFullTextIndexes: [FullTextIndex] = []
         /// Whether the primary key attribute changed.
         package var primaryKeyChanged: Bool
         /// Relationships declared, removed or changed (their target, foreign key, inverse or delete rule), by name.
@@ -41,7 +45,7 @@ package struct SchemaDifference: Sendable {
         /// Whether anything changed.
         package var isEmpty: Bool {
             !changesRecords && nowOptional.isEmpty && addedIndexes.isEmpty && removedIndexes.isEmpty
-                && changedRelationships.isEmpty
+                && changedRelationships.isEmpty && addedFullTextIndexes.isEmpty && removedFullTextIndexes.isEmpty
         }
     }
 
@@ -87,6 +91,8 @@ package struct SchemaDifference: Sendable {
         let newIndexes = Set(current.indexes)
         change.addedIndexes = current.indexes.filter { !oldIndexes.contains($0) }
         change.removedIndexes = stored.indexes.filter { !newIndexes.contains($0) }
+        change.addedFullTextIndexes = current.fullTextIndexes.filter { !stored.fullTextIndexes.contains($0) }
+        change.removedFullTextIndexes = stored.fullTextIndexes.filter { !current.fullTextIndexes.contains($0) }
         let oldRelationships = Dictionary(
             stored.relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let newRelationships = Dictionary(
@@ -114,6 +120,12 @@ package struct SchemaDifference: Sendable {
             for index in change.addedIndexes { clauses.append("index '\(index.name(in: name))' added or changed") }
             for index in change.removedIndexes {
                 clauses.append("index '\(index.name(in: name))' removed or changed")
+            }
+            for index in change.addedFullTextIndexes {
+                clauses.append("full-text index '\(index.name(in: name))' added or changed")
+            }
+            for index in change.removedFullTextIndexes {
+                clauses.append("full-text index '\(index.name(in: name))' removed or changed")
             }
             if change.primaryKeyChanged { clauses.append("the primary key of '\(name)' changed") }
             for relationship in change.changedRelationships {

@@ -26,6 +26,10 @@ import Foundation
     private var lastLayout: ObjectIdentifier?
     private var lastLog: Log?
     private(set) var aliases: Set<String> = []
+    /// How many of each log's operations derived data (full-text indexes) has taken (``takeChangedKeys()``).
+    private var taken: [ObjectIdentifier: Int] = [:]
+    /// Whether derived data has been rebuilt since ``touchedEverything`` was set.
+    package var rebuiltAfterEverything = false
     /// The transaction may have changed anything (raw SQL that touched tables it can't name).
     package private(set) var touchedEverything = false
     /// How the write was asked to treat its changes (``WriteOptions/appliesRemoteChanges``).
@@ -91,13 +95,14 @@ import Foundation
         fileprivate let operations: [ObjectIdentifier: (count: Int, isUntracked: Bool)]
         fileprivate let aliases: Set<String>
         fileprivate let touchedEverything: Bool
+        fileprivate let rebuiltAfterEverything: Bool
     }
 
     /// Marks what has been recorded so far (a savepoint begins).
     package func mark() -> Mark {
         Mark(
             operations: logs.mapValues { ($0.operations.count, $0.isUntracked) }, aliases: aliases,
-            touchedEverything: touchedEverything)
+            touchedEverything: touchedEverything, rebuiltAfterEverything: rebuiltAfterEverything)
     }
 
     /// Forgets what was recorded after `mark` (its savepoint rolled back: those changes never happened).
@@ -109,9 +114,12 @@ import Foundation
             }
             log.operations.removeSubrange(kept.count...)
             log.isUntracked = kept.isUntracked
+            if let count = taken[id], count > kept.count { taken[id] = kept.count }
         }
+        taken = taken.filter { logs[$0.key] != nil }
         aliases = mark.aliases
         touchedEverything = mark.touchedEverything
+        rebuiltAfterEverything = mark.rebuiltAfterEverything
         lastLayout = nil
         lastLog = nil
     }
@@ -122,6 +130,25 @@ import Foundation
             var seen = Set<Value>()
             return (log.entity, log.operations.compactMap { seen.insert($0.key).inserted ? $0.key : nil })
         }
+    }
+
+    /// The primary keys changed since the last call, per entity, each once: what derived data kept in step within
+    /// the transaction (full-text indexes) has yet to take in. What a savepoint that rolls back took is given again
+    /// (the storage undid what was made of it).
+    package func takeChangedKeys() -> [(entity: String, keys: [Value])] {
+        var changed: [(entity: String, keys: [Value])] = []
+        for (id, log) in logs {
+            let start = taken[id] ?? 0
+            guard start < log.operations.count else { continue }
+            var seen = Set<Value>()
+            var keys: [Value] = []
+            for operation in log.operations[start...] where seen.insert(operation.key).inserted {
+                keys.append(operation.key)
+            }
+            taken[id] = log.operations.count
+            changed.append((log.entity, keys))
+        }
+        return changed
     }
 
     /// The net changes, per entity: a record inserted then updated is inserted; inserted then deleted, nothing;

@@ -140,7 +140,7 @@ public struct Sort: Sendable, Hashable {
     public static func descending(_ attribute: String) -> Sort { Sort(attribute, ascending: false) }
 }
 
-/// What to recover: a condition, sort keys, and a window (offset, limit).
+/// What to recover: a condition, a full-text search, sort keys, and a window (offset, limit).
 public struct Query: Sendable, Hashable {
     /// Which records; `nil` for all.
     public var condition: Condition?
@@ -153,13 +153,17 @@ public struct Query: Sendable, Hashable {
     /// At most this many records for each value of an attribute — the first ones in the query's order — before
     /// `offset` and `limit` apply to the whole: "each author's 3 latest posts". `nil` for no such limit.
     public var limitPerValue: LimitPerValue?
+    /// A full-text search the records must match (``FullTextSearch``): with no sort keys, the records come in order
+    /// of relevance, most relevant first, then by primary key. `nil` for none.
+    public var search: FullTextSearch?
 
     /// Creates a query.
     public init(
-        where condition: Condition? = nil, sortedBy sort: [Sort] = [], limit: Int? = nil, offset: Int = 0,
-        limitPerValue: LimitPerValue? = nil
+        where condition: Condition? = nil, search: FullTextSearch? = nil, sortedBy sort: [Sort] = [],
+        limit: Int? = nil, offset: Int = 0, limitPerValue: LimitPerValue? = nil
     ) {
         self.condition = condition
+        self.search = search
         self.sort = sort
         self.limit = limit
         self.offset = offset

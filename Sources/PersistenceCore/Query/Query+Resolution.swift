@@ -130,8 +130,14 @@ extension Condition {
 extension Query {
     /// Checks the query against `layout`.
     /// - Throws: ``PersistenceError/Code/unknownAttribute``, ``PersistenceError/Code/typeMismatch`` or
-    ///   ``PersistenceError/Code/invalidArgument`` (a negative limit, limit per value or offset).
+    ///   ``PersistenceError/Code/invalidArgument`` (a negative limit, limit per value or offset; a full-text search,
+    ///   which the context answers before the storage sees the query).
     package func resolve(in layout: RecordLayout, graph: ModelGraph? = nil) throws -> ResolvedQuery {
+        guard search == nil else {
+            throw PersistenceError(
+                .invalidArgument,
+                "a full-text search is answered by recover, forEach and search, not where this query was given")
+        }
         if let limit, limit < 0 { throw PersistenceError(.invalidArgument, "a query's limit can't be negative") }
         guard offset >= 0 else { throw PersistenceError(.invalidArgument, "a query's offset can't be negative") }
         var keys = try sort.map { (position: try layout.requirePosition(of: $0.attribute), ascending: $0.ascending) }

@@ -318,5 +318,6 @@ extension EntityDescription {
         self.primaryKey = primaryKey
         self.indexes = indexes
         relationships = []
+        fullTextIndexes = []
     }
 }

@@ -18,6 +18,8 @@ public final class RecordLayout: Sendable {
     public let previousAttributeNames: [String: String]
     /// The position of the stamp attribute (``Entity/stampAttribute``), when the entity declares one.
     public let stampIndex: Int?
+    /// The entity's full-text indexes, their attributes resolved (``EntityDescription/fullTextIndexes``).
+    @_spi(PersistenceBackend) public let fullTextIndexes: [FullTextIndexLayout]
     @usableFromInline let positions: [String: Int]
 
     /// Creates the layout of an entity.
@@ -44,6 +46,9 @@ public final class RecordLayout: Sendable {
         self.positions = positions
         primaryKeyIndex = positions[entity.primaryKey] ?? 0
         stampIndex = stampAttribute.flatMap { positions[$0] }
+        fullTextIndexes = entity.fullTextIndexes.map { index in
+            FullTextIndexLayout(index, entity: entity.name, positions: index.attributes.compactMap { positions[$0] })
+        }
     }
 
     /// The position of an attribute, or `nil` when the entity has no such attribute.

@@ -40,6 +40,12 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// }
     /// ```
     static var relationships: [Relationship] { get }
+    /// Full-text indexes, searched with ``FullTextSearch`` in a ``Query``. Defaults to none.
+    ///
+    /// ```swift
+    /// static let fullTextIndexes: [FullTextIndex] = [.on("title", "body")]
+    /// ```
+    static var fullTextIndexes: [FullTextIndex] { get }
     /// The values that a migration writes into every existing record for attributes added to the entity, by
     /// attribute name. Defaults to none.
     ///
@@ -132,6 +138,8 @@ extension Entity {
     public static var indexes: [Index] { [] }
     /// No relationships.
     public static var relationships: [Relationship] { [] }
+    /// No full-text indexes.
+    public static var fullTextIndexes: [FullTextIndex] { [] }
     /// No defaults.
     public static var defaultValues: [String: Value] { [:] }
     /// Not renamed.

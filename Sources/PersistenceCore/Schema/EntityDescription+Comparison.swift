@@ -6,6 +6,7 @@ extension EntityDescription {
         copy.attributes.sort { $0.name < $1.name }
         copy.indexes.sort { $0.name(in: name) < $1.name(in: name) }
         copy.relationships.sort { $0.name < $1.name }
+        copy.fullTextIndexes.sort { $0.name(in: name) < $1.name(in: name) }
         return copy
     }
 

@@ -23,7 +23,8 @@ extension EntityDescription {
         }
         try self.init(
             name: E.entityName, attributes: recorder.attributes, primaryKey: E.primaryKeyAttribute,
-            indexes: Self.indexingForeignKeys(E.indexes, of: relationships), relationships: relationships)
+            indexes: Self.indexingForeignKeys(E.indexes, of: relationships), relationships: relationships,
+            fullTextIndexes: E.fullTextIndexes)
         guard let key = primaryKeyAttribute,
             key.type.storageClass == E.ID.probeStorageClass() ?? key.type.storageClass
         else {

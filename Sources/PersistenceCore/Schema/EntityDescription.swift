@@ -13,6 +13,8 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var indexes: [Index]
     /// Relationships to other entities (``Entity/relationships``), with their delete rules resolved.
     public var relationships: [Relationship]
+    /// Full-text indexes (``Entity/fullTextIndexes``).
+    public var fullTextIndexes: [FullTextIndex]
 
     /// Creates a description and checks that it is consistent.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Code/invalidSchema`` or
@@ -21,22 +23,24 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     ///   ``Relationship``); whether relationships fit their targets is checked with the whole model.
     public init(
         name: String, attributes: [AttributeDescription], primaryKey: String, indexes: [Index] = [],
-        relationships: [Relationship] = []
+        relationships: [Relationship] = [], fullTextIndexes: [FullTextIndex] = []
     ) throws {
         self.name = name
         self.attributes = attributes
         self.primaryKey = primaryKey
         self.indexes = indexes
         self.relationships = relationships
+        self.fullTextIndexes = fullTextIndexes
         try validate()
         try validateRelationships()
+        try validateFullTextIndexes()
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, attributes, primaryKey, indexes, relationships
+        case name, attributes, primaryKey, indexes, relationships, fullTextIndexes
     }
 
-    /// Decodes a stored description; one stored before relationships existed has none.
+    /// Decodes a stored description; one stored before relationships or full-text indexes existed has none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
@@ -44,9 +48,11 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         primaryKey = try container.decode(String.self, forKey: .primaryKey)
         indexes = try container.decode([Index].self, forKey: .indexes)
         relationships = try container.decodeIfPresent([Relationship].self, forKey: .relationships) ?? []
+        fullTextIndexes = try container.decodeIfPresent([FullTextIndex].self, forKey: .fullTextIndexes) ?? []
     }
 
-    /// Encodes the description; without relationships it encodes as one stored before they existed did.
+    /// Encodes the description; without relationships or full-text indexes it encodes as one stored before they
+    /// existed did.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -54,6 +60,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         try container.encode(primaryKey, forKey: .primaryKey)
         try container.encode(indexes, forKey: .indexes)
         if !relationships.isEmpty { try container.encode(relationships, forKey: .relationships) }
+        if !fullTextIndexes.isEmpty { try container.encode(fullTextIndexes, forKey: .fullTextIndexes) }
     }
 
     /// The attribute with this name, if there is one.

@@ -115,6 +115,40 @@ public protocol RecordStorage: AnyObject {
     /// Stores (or, with `nil`, removes) what the alias named `name` names.
     @_spi(PersistenceBackend) func setAliasTarget(_ target: AliasTarget?, named name: String) throws
 
+    // MARK: Full-text indexes (all defaulted: a storage that keeps none is searched by scanning its records)
+
+    /// Whether the storage keeps full-text indexes (the rest of these requirements). `false` by default: the context
+    /// then searches by reading every record of the entity, which gives the same answers slowly.
+    @_spi(PersistenceBackend) var keepsFullTextIndexes: Bool { get }
+
+    /// What the store holds of the full-text index `index` of the entity at `entity`: what it was built for and how
+    /// far; `nil` when the store has no such index.
+    @_spi(PersistenceBackend) func fullTextIndexState(_ index: FullTextIndexLayout, entity: Int) throws
+        -> FullTextIndexState?
+
+    /// Stores the index's state; with `emptying`, the index is first made (or emptied): it holds no record.
+    @_spi(PersistenceBackend) func setFullTextIndexState(
+        _ state: FullTextIndexState, index: FullTextIndexLayout, entity: Int, emptying: Bool
+    ) throws
+
+    /// The names (``FullTextIndexLayout/name``) of the full-text indexes the store holds, declared or not.
+    @_spi(PersistenceBackend) func storedFullTextIndexes() throws -> Set<String>
+
+    /// Drops the full-text index named `name` (no longer declared) and its state.
+    @_spi(PersistenceBackend) func dropFullTextIndex(named name: String) throws
+
+    /// Removes the records with `keys` from the index, then adds `documents` (whose keys are among `keys` or new to
+    /// the index): a record's document replaces what the index held of it.
+    @_spi(PersistenceBackend) func updateFullTextIndex(
+        _ index: FullTextIndexLayout, entity: Int, removing keys: [Value], adding documents: [FullTextDocument]
+    ) throws
+
+    /// The counts of a plan's terms in the index (``FullTextMatches``), counted as ``FullTextMatching`` counts them.
+    /// Called only on an index whose state is complete and built for its layout's fingerprint.
+    @_spi(PersistenceBackend) func fullTextMatches(
+        _ plan: FullTextPlan, index: FullTextIndexLayout, entity: Int
+    ) throws -> FullTextMatches
+
     /// The storage's last writes and checks before its transaction commits (a read's too); throwing rolls back.
     @_spi(PersistenceBackend) func prepareCommit() throws
 
@@ -174,6 +208,35 @@ extension RecordStorage {
         var found = Set<Value>()
         for key in keys where try contains(key: key, entity: entity) { found.insert(key) }
         return found
+    }
+
+    /// No full-text indexes: searches read every record.
+    @_spi(PersistenceBackend) public var keepsFullTextIndexes: Bool { false }
+
+    @_spi(PersistenceBackend) public func fullTextIndexState(_ index: FullTextIndexLayout, entity: Int) throws
+        -> FullTextIndexState?
+    { nil }
+
+    @_spi(PersistenceBackend) public func setFullTextIndexState(
+        _ state: FullTextIndexState, index: FullTextIndexLayout, entity: Int, emptying: Bool
+    ) throws {
+        throw PersistenceError(.unsupported, "this backend keeps no full-text indexes")
+    }
+
+    @_spi(PersistenceBackend) public func storedFullTextIndexes() throws -> Set<String> { [] }
+
+    @_spi(PersistenceBackend) public func dropFullTextIndex(named name: String) throws {}
+
+    @_spi(PersistenceBackend) public func updateFullTextIndex(
+        _ index: FullTextIndexLayout, entity: Int, removing keys: [Value], adding documents: [FullTextDocument]
+    ) throws {
+        throw PersistenceError(.unsupported, "this backend keeps no full-text indexes")
+    }
+
+    @_spi(PersistenceBackend) public func fullTextMatches(
+        _ plan: FullTextPlan, index: FullTextIndexLayout, entity: Int
+    ) throws -> FullTextMatches {
+        throw PersistenceError(.unsupported, "this backend keeps no full-text indexes")
     }
 
     /// No set-based lookup: the context walks a self-referring cascade level by level.

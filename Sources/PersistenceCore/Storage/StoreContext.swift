@@ -170,6 +170,7 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
         _ type: E.Type, query: Query, reentrant: Bool, _ body: (consuming E) throws -> Void
     ) throws {
         try use(writing: false)
+        if query.search != nil { return try forEachSearched(type, query: query, body) }
         let position = try position(of: E.self)
         let layout = graph.layouts[position]
         let resolved = try query.resolve(in: layout, graph: graph)
@@ -241,6 +242,9 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
     @discardableResult
     public func savepoint<R>(_ body: () throws -> R) throws -> R {
         try use(writing: true)
+        // What came before is taken into the full-text indexes outside the savepoint: a rollback undoes only what
+        // was taken in it, and the recorder gives that again.
+        try updateFullTextIndexes()
         let mark = state.recorder?.mark()
         do {
             return try storage.savepoint(body)

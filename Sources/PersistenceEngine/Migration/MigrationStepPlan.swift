@@ -42,6 +42,7 @@ package struct MigrationStepPlan {
             && destinations.allSatisfy { destination in
                 guard let kept = destination.keptSource?.entity else { return false }
                 return Set(kept.indexes) == Set(destination.layout.entity.indexes)
+                    && Set(kept.fullTextIndexes) == Set(destination.layout.entity.fullTextIndexes)
             }
     }
 
@@ -168,12 +169,14 @@ package struct MigrationStepPlan {
             ).clauses
     }
 
-    /// Whether two descriptions of one entity have the same columns: indexes aside.
+    /// Whether two descriptions of one entity have the same columns: indexes (full-text ones too) aside.
     private static func sameTable(_ a: EntityDescription, _ b: EntityDescription) -> Bool {
         var a = a.normalized
         var b = b.normalized
         a.indexes = []
         b.indexes = []
+        a.fullTextIndexes = []
+        b.fullTextIndexes = []
         return a == b
     }
 

@@ -28,7 +28,8 @@
         self.instrumentation = instrumentation
         self.observationHub = observationHub
         self.ordersCommits = ordersCommits
-        hooks = model?.hooks ?? []
+        // A model with full-text indexes keeps them in step in every write, after the features' hooks.
+        hooks = (model?.hooks ?? []) + (model?.hasFullTextIndexes == true ? [FullTextIndexHook()] : [])
     }
 
     /// A write's change recorder: it records primary keys while someone observes change sets, and always in a store

@@ -157,9 +157,11 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
                     from: report.fromVersion, to: report.toVersion, steps: report.steps.count,
                     summary: report.description)
             }
-            return PostgresDatabase(
+            let database = PostgresDatabase(
                 builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
                 instrumentation: instrumentation, migrationReport: report)
+            try database.buildFullTextIndexes(schemaVersion: model.version)
+            return database
         }
     }
 

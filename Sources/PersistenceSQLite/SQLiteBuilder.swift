@@ -119,10 +119,12 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
             system: .init(name: "sqlite", isServer: false), store: databaseName)
         let migration = try migration()
         return try instrumentation.opening {
-            try SQLiteDatabase(
+            let database = try SQLiteDatabase(
                 path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
                 busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration,
                 instrumentation: instrumentation)
+            try database.buildFullTextIndexes(schemaVersion: model.version)
+            return database
         }
     }
 

@@ -24,6 +24,9 @@ final class Connection {
     /// them overlaps another (the check cost more than the look-up).
     @exclusivity(unchecked) private var tableStatements: [Statement?] = []
     @exclusivity(unchecked) private var statements: [StatementKey: Statement] = [:]
+    /// Whether the connection's SQLite has FTS5, and the function full-text searches count with
+    /// (``FullTextCounts``): full-text indexes are FTS5 tables then, and searches read the records otherwise.
+    let hasFullText: Bool
     private var sqlStatementCount = 0
     /// The most statements from free SQL text kept prepared; past this the SQL ones are dropped.
     private static let sqlCacheLimit = 256
@@ -68,6 +71,7 @@ final class Connection {
             sqlite3_close_v2(db)
             throw error
         }
+        hasFullText = FullTextCounts.register(on: db)
         handle = db
     }
 

@@ -136,6 +136,17 @@ final class Statement {
         }
     }
 
+    /// The little-endian `Int64`s of a blob column, into `integers` (emptied first; nothing for another type).
+    func integers(at index: Int32, into integers: inout [Int64]) {
+        integers.removeAll(keepingCapacity: true)
+        let cell = cell(index)
+        guard sqlite3_value_type(cell) == SQLITE_BLOB, let blob = sqlite3_value_blob(cell) else { return }
+        let count = Int(sqlite3_value_bytes(cell)) / MemoryLayout<Int64>.size
+        for offset in 0..<count {
+            integers.append(Int64(littleEndian: blob.loadUnaligned(fromByteOffset: offset * 8, as: Int64.self)))
+        }
+    }
+
     /// The text of a value whose type is `SQLITE_TEXT`.
     @inline(__always)
     private static func text(_ cell: OpaquePointer?) -> String {

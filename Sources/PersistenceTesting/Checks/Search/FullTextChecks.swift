@@ -246,6 +246,8 @@ enum FullTextChecks {
         #expect(
             try db.recover(Story.self, query: Query(search: .matching("rren", in: "title", tokenizer: .trigram)))
                 .map(\.id).sorted() == [1, 6])
+        let report = try db.verify()
+        #expect(report.isSound, "\(report)")
     }
 
     static func snippets(_ db: some Database) throws {

@@ -213,8 +213,9 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
             // Held from before the file is touched, so the store can't be deleted while it opens.
             let registration = StoreFiles.register(file)
             let (environment, shared) = try openEnvironment(layouts, file)
+            let database: LMDBDatabase
             do {
-                return try StoreOpening(
+                database = try StoreOpening(
                     builder: self, environment: environment, layouts: layouts, isShared: shared,
                     registration: registration
                 ).open(file: file)
@@ -222,6 +223,15 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
                 try? EnvironmentRegistry.release(environment, closing: false)
                 throw error
             }
+            // Outside the opening's lock and transaction: the build writes in transactions of its own. A failed
+            // build closes the database (which releases the environment).
+            do {
+                try database.buildFullTextIndexes(schemaVersion: schemaVersion)
+            } catch {
+                try? database.close()
+                throw error
+            }
+            return database
         }
     }
 
@@ -262,7 +272,7 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
 
     /// The process's environment of `file`, and whether another database of the process holds it.
     func openEnvironment(_ layouts: [RecordLayout], _ file: URL) throws -> (Environment, shared: Bool) {
-        let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count }
+        let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count + 3 * $1.entity.fullTextIndexes.count }
         return try EnvironmentRegistry.environment(path: file.path) {
             try Environment(
                 path: file.path, mapSize: initialMapSize, maximumReaders: maximumReaders,

@@ -124,13 +124,11 @@ struct StoreOpening {
                     summary: migration.description)
             }
             guard let stamp else { throw PersistenceError(.backend, "the store's opening transaction did not run") }
-            let database = LMDBDatabase(
+            return LMDBDatabase(
                 fileURL: file, environment: environment, registration: registration,
                 stores: try EntityLookup(model: builder.model, storage: stores),
                 sealer: sealer, metaDBI: metaDBI, aliasDBI: aliasDBI, stamp: stamp,
                 instrumentation: builder.instrumentation, migrationReport: migration)
-            try database.buildFullTextIndexes(schemaVersion: builder.schemaVersion)
-            return database
         }
     }
 

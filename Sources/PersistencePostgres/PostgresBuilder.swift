@@ -160,7 +160,12 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
             let database = PostgresDatabase(
                 builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
                 instrumentation: instrumentation, migrationReport: report)
-            try database.buildFullTextIndexes(schemaVersion: model.version)
+            do {
+                try database.buildFullTextIndexes(schemaVersion: model.version)
+            } catch {
+                try? database.close()
+                throw error
+            }
             return database
         }
     }

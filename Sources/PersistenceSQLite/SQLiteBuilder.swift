@@ -123,7 +123,12 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
                 path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
                 busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration,
                 instrumentation: instrumentation)
-            try database.buildFullTextIndexes(schemaVersion: model.version)
+            do {
+                try database.buildFullTextIndexes(schemaVersion: model.version)
+            } catch {
+                try? database.close()
+                throw error
+            }
             return database
         }
     }

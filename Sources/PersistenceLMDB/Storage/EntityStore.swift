@@ -1,6 +1,6 @@
 internal import CLMDB
 import Foundation
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 
 /// Where one entity lives: its named database (primary key → record) and one named database per index
@@ -19,6 +19,8 @@ final class EntityStore: Sendable {
     /// The records database's physical name.
     let databaseName: String
     let indexes: [IndexStore]
+    /// The databases of the entity's full-text indexes, by index name (none in a read-only opening).
+    let fullText: [String: FullTextStore]
     private let aadPrefix: [UInt8]
 
     /// Opens (creating when missing) the entity's databases in `transaction`, each under the physical name `names`
@@ -37,6 +39,12 @@ final class EntityStore: Sendable {
             let dbi = try environment.database(named: databaseName, flags: flags, in: transaction)
             return IndexStore(index: index, positions: positions, dbi: dbi, databaseName: databaseName)
         }
+        var fullText: [String: FullTextStore] = [:]
+        for index in layout.fullTextIndexes {
+            fullText[index.name] = try FullTextStore(
+                name: index.name, environment: environment, transaction: transaction)
+        }
+        self.fullText = fullText
         aadPrefix = Array(name.utf8) + [0]
     }
 
@@ -47,6 +55,7 @@ final class EntityStore: Sendable {
         self.dbi = dbi
         self.databaseName = databaseName
         self.indexes = indexes
+        fullText = [:]
         aadPrefix = Array(layout.entity.name.utf8) + [0]
     }
 

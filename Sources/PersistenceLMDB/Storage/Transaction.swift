@@ -240,6 +240,26 @@ final class Transaction {
         }
     }
 
+    /// Calls `body` with each key and value of `dbi` from the first key at or after `start`, in key order; `body`
+    /// returns `false` to stop. The bytes are LMDB's own, valid only during that call; `body` must not write.
+    func forEach(
+        _ dbi: MDB_dbi, from start: Data, _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws {
+        try withCursor(dbi) { cursor in
+            var key = MDB_val()
+            var value = MDB_val()
+            var code = try start.withMDBVal { startVal in
+                key = startVal
+                return mdb_cursor_get(cursor, &key, &value, MDB_SET_RANGE)
+            }
+            while code == MDB_SUCCESS {
+                guard try body(key.bytes, value.bytes) else { return }
+                code = mdb_cursor_get(cursor, &key, &value, MDB_NEXT)
+            }
+            if code != MDB_NOTFOUND { try check(code, "could not iterate") }
+        }
+    }
+
     /// The first key of `dbi` after `after` (the first key when `nil`) and its value, both copied out; `nil` past the
     /// last key. A walk made of these calls holds no cursor between records, so it may span the steps of a
     /// ``SteppedWrite`` and the map's growth between them; each call finds the next key as the database is then.

@@ -55,7 +55,7 @@ package final class LMDBStoredStoreWriter: StoredStoreWriter {
         let keys = try passphrase.map { try StoreKeyRecord.new(passphrase: $0, parameters: keyDerivation) }
         self.file = file
         temporary = NewStoreFile.temporary(for: file)
-        let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count }
+        let indexCount = layouts.reduce(0) { $0 + $1.entity.indexes.count + 3 * $1.entity.fullTextIndexes.count }
         let environment: Environment
         do {
             // The builder's environment settings (``LMDBBuilder/maximumReaders`` at its default).

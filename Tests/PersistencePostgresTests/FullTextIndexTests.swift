@@ -26,10 +26,11 @@ struct FullTextIndexTests {
             #expect(state?.isComplete == true)
             let plan = try db.read { context in
                 try context.rows(
-                    "EXPLAIN SELECT key FROM \(quoteIdentifier(builder.schema)).persistence_ft_"
-                        + "\(Self.hash("fulltext_IndexedArticle_text")) WHERE tokens @@ 'fizz'::tsquery")
+                    "SELECT count(*) FROM \(quoteIdentifier(builder.schema))."
+                        + "\(PostgresStorage.fullTextTableName("fulltext_IndexedArticle_text")) WHERE tokens @@ 'fizz'::tsquery"
+                )
             }
-            #expect(!plan.isEmpty)
+            #expect(plan.first?.values.first == .integer(10))
             let found = try db.recover(IndexedArticle.self, query: Query(search: .matching("fizz")))
             #expect(found.map(\.id).sorted() == (1...30).filter { $0 % 3 == 0 }.map { "a\($0)" }.sorted())
         }
@@ -48,16 +49,6 @@ struct FullTextIndexTests {
             try db.create(IndexedArticle(id: "fits", text: String(repeating: "again ", count: 255)))
             #expect(try db.recover(IndexedArticle.self, query: Query(search: .matching("again"))).map(\.id) == ["fits"])
         }
-    }
-
-    static func hash(_ name: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in name.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x100_0000_01b3
-        }
-        let digest = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digest.count) + digest
     }
 }
 

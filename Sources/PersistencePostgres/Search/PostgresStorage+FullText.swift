@@ -19,16 +19,18 @@ extension PostgresStorage {
     private var stateTable: String { quote(schema) + "." + quote("persistence_fulltext_state") }
 
     /// The table of the index named `name`, quoted and qualified.
-    private func fullTextTable(_ name: String) -> String {
-        // FNV-1a over the name: PostgreSQL names are at most 63 bytes, index names aren't.
+    private func fullTextTable(_ name: String) -> String { quote(schema) + "." + quote(Self.fullTextTableName(name)) }
+
+    /// The name of the table of the index named `name`: `persistence_ft_` and 16 hex digits of an FNV-1a digest of
+    /// it (PostgreSQL names are at most 63 bytes; index names aren't).
+    static func fullTextTableName(_ name: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in name.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
         let digest = String(hash, radix: 16)
-        return quote(schema) + "."
-            + quote("persistence_ft_" + String(repeating: "0", count: 16 - digest.count) + digest)
+        return "persistence_ft_" + String(repeating: "0", count: 16 - digest.count) + digest
     }
 
     @_spi(PersistenceBackend) public var keepsFullTextIndexes: Bool { true }

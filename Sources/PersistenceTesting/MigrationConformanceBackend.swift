@@ -64,7 +64,13 @@ public struct MigrationConformanceCheck: Sendable, CustomTestStringConvertible {
 
     /// Runs the check against `backend` in a fresh temporary directory, removed afterwards — a few at a time, each
     /// on a thread of its own and timed from when it runs, as ``ConformanceCheck/run(on:timeLimit:)`` does.
+    /// `PERSISTENCE_CHECKS` focuses on some checks as for ``ConformanceCheck/run(on:timeLimit:)``.
     public func run(on backend: some MigrationConformanceBackend, timeLimit: Duration = .seconds(300)) async throws {
+        if let focus = ProcessInfo.processInfo.environment["PERSISTENCE_CHECKS"], !focus.isEmpty,
+            !name.localizedCaseInsensitiveContains(focus)
+        {
+            return
+        }
         try await CheckScheduler.shared.run(timeLimit: timeLimit) {
             let directory = try makeTemporaryDirectory()
             defer { try? FileManager.default.removeItem(at: directory) }
@@ -96,6 +102,7 @@ public enum MigrationConformanceSuite {
     /// what a migration does to data.
     public static let declarativeChecks: [MigrationConformanceCheck] =
         InferredMigrationChecks.all + RelationshipMigrationChecks.all + PendingMigrationChecks.all
+        + FullTextMigrationChecks.all
 }
 
 /// A store a check opened, with what the backend shows of it.

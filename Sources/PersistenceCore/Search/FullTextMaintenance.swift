@@ -14,6 +14,8 @@ package protocol FullTextMaintaining {
     func fullTextIndexesNeedWork(schemaVersion: Int) throws -> Bool
     /// Builds one batch of one index, or drops what is no longer declared; `true` once nothing is left to do.
     func buildFullTextIndexes(schemaVersion: Int, batch: Int) throws -> Bool
+    /// The names of the full-text indexes the store holds, declared or not (none where the backend keeps none).
+    func storedFullTextIndexNames() throws -> Set<String>
 }
 
 /// The will-commit hook that takes a write's changes into the store's full-text indexes (a model whose entities
@@ -86,6 +88,11 @@ extension StoreContext: FullTextMaintaining {
                 try storage.updateFullTextIndex(index, entity: position, removing: keys, adding: documents[offset])
             }
         }
+    }
+
+    package func storedFullTextIndexNames() throws -> Set<String> {
+        try use(writing: false)
+        return storage.keepsFullTextIndexes ? try storage.storedFullTextIndexes() : []
     }
 
     package func fullTextIndexesNeedWork(schemaVersion: Int) throws -> Bool {

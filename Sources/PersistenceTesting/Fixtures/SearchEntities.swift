@@ -37,3 +37,28 @@ package struct Memo: Entity, Equatable {
 
 /// The entities of the search checks' databases.
 let searchEntities: [any Entity.Type] = [Story.self, Memo.self, Person.self]
+
+/// ``Story`` without its full-text indexes: an earlier or later version of the model.
+package struct PlainStory: Entity, Equatable {
+    package var id: Int64
+    package var title: String
+    package var body: String?
+    package var section: String
+    package var published: Bool
+
+    package static var entityName: String { "Story" }
+    package static let indexes: [Index] = [.on("section")]
+}
+
+/// ``Story`` with one full-text index, over its title only.
+package struct TitleStory: Entity, Equatable {
+    package var id: Int64
+    package var title: String
+    package var body: String?
+    package var section: String
+    package var published: Bool
+
+    package static var entityName: String { "Story" }
+    package static let indexes: [Index] = [.on("section")]
+    package static let fullTextIndexes: [FullTextIndex] = [.on("title")]
+}

@@ -58,4 +58,34 @@ struct CommandLineTests {
             #expect(text.output.contains(" bytes"), "\(text.output)")
         }
     }
+
+    @Test func inspectShowsFullTextIndexesAndACopysFirstOpeningBuildsThem() throws {
+        try withTemporaryDirectory { directory in
+            var builder = SQLiteBuilder(databaseName: "Stories", entities: [Story.self])
+            builder.directory = directory
+            let db = try builder.create()
+            try db.create([
+                Story(id: 1, title: "Actors", body: "an actor model"), Story(id: 2, title: "Other", body: "plain"),
+            ])
+            try db.close()
+            let store = directory.appendingPathComponent("Stories.sqlite").path
+            let text = try Tool.run(["inspect", store])
+            #expect(text.status == 0, "\(text.errors)")
+            #expect(
+                text.output.contains("full-text index on title, body (words, stop words: the a of and)"),
+                "\(text.output)")
+            #expect(text.output.contains("full-text index on title (trigram)"), "\(text.output)")
+            let json = try Tool.run(["inspect", store, "--json"])
+            #expect(json.output.contains("\"fullTextIndexes\""), "\(json.output)")
+            // A copy holds the records and the schema; its first opening builds the indexes.
+            let copied = try Tool.run(["copy", store, directory.appendingPathComponent("Copy.sqlite").path])
+            #expect(copied.status == 0, "\(copied.errors)")
+            var copy = SQLiteBuilder(databaseName: "Copy", entities: [Story.self])
+            copy.directory = directory
+            let opened = try copy.create()
+            defer { try? opened.close() }
+            let found = try opened.recover(Story.self, query: Query(search: .matching("actor*", in: "title", "body")))
+            #expect(found.map(\.id) == [1])
+        }
+    }
 }

@@ -31,6 +31,8 @@ struct Inspect: ParsableCommand {
             var attributes: [AttributeDescription]
             var indexes: [Index]
             var relationships: [Relationship]
+            /// The entity's full-text indexes; left out of the JSON when it has none.
+            var fullTextIndexes: [FullTextIndex]?
         }
         var store: String
         var backend: String
@@ -60,7 +62,8 @@ struct Inspect: ParsableCommand {
                     Report.Entity(
                         name: layout.entity.name, records: try opened.count(layout),
                         primaryKey: layout.entity.primaryKey, attributes: layout.entity.attributes,
-                        indexes: layout.entity.indexes, relationships: layout.entity.relationships)
+                        indexes: layout.entity.indexes, relationships: layout.entity.relationships,
+                        fullTextIndexes: layout.entity.fullTextIndexes.isEmpty ? nil : layout.entity.fullTextIndexes)
                 },
                 detailText: Dictionary(details.map { ($0.label, $0.value) }, uniquingKeysWith: { $1 }))
         }
@@ -92,6 +95,12 @@ struct Inspect: ParsableCommand {
             for index in entity.indexes {
                 lines.append(
                     "  \(index.isUnique ? "unique index" : "index") on \(index.attributes.joined(separator: ", "))")
+            }
+            for index in entity.fullTextIndexes ?? [] {
+                var text =
+                    "  full-text index on \(index.attributes.joined(separator: ", ")) (\(index.tokenizer.rawValue)"
+                if !index.stopWords.isEmpty { text += ", stop words: " + index.stopWords.joined(separator: " ") }
+                lines.append(text + ")")
             }
             for relationship in entity.relationships {
                 var text = "  relationship \(relationship.name) → \(relationship.target) (\(relationship.kind.rawValue)"

@@ -30,6 +30,8 @@ struct Report {
         if !mapping.isEmpty { sections.append(mappingMigrationTable(mapping)) }
         let reconcile = rows.filter { $0.workload == ReconcileSubject.workload }
         if !reconcile.isEmpty { sections.append(reconcileTable(reconcile)) }
+        let search = rows.filter { $0.workload == FullTextSubject.workload }
+        if !search.isEmpty { sections.append(fullTextTable(search)) }
         let cascade = rows.filter { $0.workload == CascadeSubject.workload }
         if !cascade.isEmpty { sections.append(cascadeTable(cascade)) }
         let eager = rows.filter { $0.workload == EagerLoadSubject.workload }

@@ -17,6 +17,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case rs1 = "RS1"
     case rs2 = "RS2"
     case r1 = "R1"
+    case f1 = "F1"
     case g1 = "G1"
     case a1 = "A1"
     case e1 = "E1"

@@ -108,6 +108,13 @@ extension StoreContext {
         ranked.reserveCapacity(matches.documents.count)
         let byAttributes = !query.sort.isEmpty || resolved.limitPerValue != nil
         if resolved.condition == nil && !byAttributes {
+            if let limit = resolved.limit {
+                // Only the first offset + limit in relevance order are wanted: kept in order as they come, the rest
+                // never sorted.
+                return Self.mostRelevant(
+                    matches.documents, scores, count: resolved.offset + limit
+                ).dropFirst(resolved.offset).map { ($0.key, $0.score) }
+            }
             for (document, score) in zip(matches.documents, scores) { ranked.append((document.key, score, [])) }
         } else {
             // The condition, and the values the order needs, from the storage: set by set of keys.
@@ -149,6 +156,31 @@ extension StoreContext {
         let start = min(resolved.offset, ranked.count)
         let end = resolved.limit.map { start + min($0, ranked.count - start) } ?? ranked.count
         return ranked[start..<end].map { ($0.key, $0.score) }
+    }
+
+    /// The `count` most relevant documents, most relevant first (equal relevance: by primary key), in one pass.
+    static func mostRelevant(
+        _ documents: [FullTextMatches.Document], _ scores: [Double], count: Int
+    ) -> [(key: Value, score: Double)] {
+        func precedes(_ lhs: (key: Value, score: Double), _ rhs: (key: Value, score: Double)) -> Bool {
+            lhs.score != rhs.score ? lhs.score > rhs.score : Value.compare(lhs.key, rhs.key) == .orderedAscending
+        }
+        guard count > 0 else { return [] }
+        var kept: [(key: Value, score: Double)] = []
+        kept.reserveCapacity(min(count, documents.count) + 1)
+        for (document, score) in zip(documents, scores) {
+            let candidate = (key: document.key, score: score)
+            if kept.count == count, let last = kept.last, !precedes(candidate, last) { continue }
+            var low = 0
+            var high = kept.count
+            while low < high {
+                let middle = (low + high) / 2
+                if precedes(kept[middle], candidate) { low = middle + 1 } else { high = middle }
+            }
+            kept.insert(candidate, at: low)
+            if kept.count > count { kept.removeLast() }
+        }
+        return kept
     }
 
     /// The counts of `plan`'s terms: from the storage's index when it is built for this layout, from every record

@@ -32,59 +32,72 @@ enum FullTextCounts {
             UnsafePointer<Fts5ExtensionApi>?, OpaquePointer?, OpaquePointer?, Int32,
             UnsafeMutablePointer<OpaquePointer?>?
         ) -> Void = { api, fts, context, _, _ in
-            guard let api = api?.pointee, let phraseCount = api.xPhraseCount?(fts).nonNegative,
-                let getAuxdata = api.xGetAuxdata, let instCount = api.xInstCount, let inst = api.xInst,
-                let columnSize = api.xColumnSize
-            else {
+            guard let api = api?.pointee, let phraseCount = api.xPhraseCount?(fts).nonNegative else {
                 sqlite3_result_error(context, "persistence_fulltext_counts: FTS5 lacks an API it needs", -1)
                 return
             }
             let header = 2 + phraseCount
-            var counts = [Int64](repeating: 0, count: header + 1 + phraseCount)
-            if let saved = getAuxdata(fts, 0) {
-                let table = saved.assumingMemoryBound(to: Int64.self)
-                for index in 0..<header { counts[index] = table[index] }
-            } else {
-                let rc = tableCounts(api, fts, phraseCount, into: &counts)
-                guard rc == SQLITE_OK else {
-                    sqlite3_result_error_code(context, rc)
-                    return
-                }
-                guard let saved = sqlite3_malloc64(UInt64(header * MemoryLayout<Int64>.stride)) else {
-                    sqlite3_result_error_nomem(context)
-                    return
-                }
-                let table = saved.bindMemory(to: Int64.self, capacity: header)
-                for index in 0..<header { table[index] = counts[index] }
-                _ = api.xSetAuxdata?(fts, saved, sqlite3_free)
+            withUnsafeTemporaryAllocation(of: Int64.self, capacity: header + 1 + phraseCount) { buffer in
+                buffer.initialize(repeating: 0)
+                rowCounts(api, fts, context, phraseCount, into: buffer)
             }
-            var length: Int32 = 0
-            var instances: Int32 = 0
-            var rc = columnSize(fts, -1, &length)
-            if rc == SQLITE_OK { rc = instCount(fts, &instances) }
+        }
+
+    /// The row's counts (after the table's, counted once per query), as the function's result.
+    private static func rowCounts(
+        _ api: Fts5ExtensionApi, _ fts: OpaquePointer?, _ context: OpaquePointer?, _ phraseCount: Int,
+        into counts: UnsafeMutableBufferPointer<Int64>
+    ) {
+        guard let getAuxdata = api.xGetAuxdata, let instCount = api.xInstCount, let inst = api.xInst,
+            let columnSize = api.xColumnSize
+        else {
+            sqlite3_result_error(context, "persistence_fulltext_counts: FTS5 lacks an API it needs", -1)
+            return
+        }
+        let header = 2 + phraseCount
+        if let saved = getAuxdata(fts, 0) {
+            let table = saved.assumingMemoryBound(to: Int64.self)
+            for index in 0..<header { counts[index] = table[index] }
+        } else {
+            let rc = tableCounts(api, fts, phraseCount, into: counts)
             guard rc == SQLITE_OK else {
                 sqlite3_result_error_code(context, rc)
                 return
             }
-            counts[header] = Int64(length)
-            for instance in 0..<instances {
-                var phrase: Int32 = 0
-                var column: Int32 = 0
-                var offset: Int32 = 0
-                guard inst(fts, instance, &phrase, &column, &offset) == SQLITE_OK, phrase >= 0,
-                    Int(phrase) < phraseCount
-                else { continue }
-                counts[header + 1 + Int(phrase)] += 1
+            guard let saved = sqlite3_malloc64(UInt64(header * MemoryLayout<Int64>.stride)) else {
+                sqlite3_result_error_nomem(context)
+                return
             }
-            for index in counts.indices { counts[index] = counts[index].littleEndian }
-            counts.withUnsafeBytes { bytes in
-                sqlite3_result_blob64(context, bytes.baseAddress, UInt64(bytes.count), transientDestructor)
-            }
+            let table = saved.bindMemory(to: Int64.self, capacity: header)
+            for index in 0..<header { table[index] = counts[index] }
+            _ = api.xSetAuxdata?(fts, saved, sqlite3_free)
         }
+        var length: Int32 = 0
+        var instances: Int32 = 0
+        var rc = columnSize(fts, -1, &length)
+        if rc == SQLITE_OK { rc = instCount(fts, &instances) }
+        guard rc == SQLITE_OK else {
+            sqlite3_result_error_code(context, rc)
+            return
+        }
+        counts[header] = Int64(length)
+        for instance in 0..<instances {
+            var phrase: Int32 = 0
+            var column: Int32 = 0
+            var offset: Int32 = 0
+            guard inst(fts, instance, &phrase, &column, &offset) == SQLITE_OK, phrase >= 0,
+                Int(phrase) < phraseCount
+            else { continue }
+            counts[header + 1 + Int(phrase)] += 1
+        }
+        for index in counts.indices { counts[index] = counts[index].littleEndian }
+        sqlite3_result_blob64(
+            context, counts.baseAddress, UInt64(counts.count * MemoryLayout<Int64>.size), transientDestructor)
+    }
 
     /// The table's rows and tokens, and the rows holding each phrase, into `counts[0..<2 + phrases]`.
     private static func tableCounts(
-        _ api: Fts5ExtensionApi, _ fts: OpaquePointer?, _ phrases: Int, into counts: inout [Int64]
+        _ api: Fts5ExtensionApi, _ fts: OpaquePointer?, _ phrases: Int, into counts: UnsafeMutableBufferPointer<Int64>
     ) -> Int32 {
         guard let rowCount = api.xRowCount, let totalSize = api.xColumnTotalSize, let queryPhrase = api.xQueryPhrase
         else { return SQLITE_ERROR }

@@ -161,7 +161,8 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
                 builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
                 instrumentation: instrumentation, migrationReport: report)
             do {
-                try database.buildFullTextIndexes(schemaVersion: model.version)
+                try database.buildFullTextIndexes(
+                    schemaVersion: model.version, model: model, migration: database.migrationReport)
             } catch {
                 try? database.close()
                 throw error

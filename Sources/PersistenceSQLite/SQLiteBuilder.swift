@@ -124,7 +124,8 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
                 busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration,
                 instrumentation: instrumentation)
             do {
-                try database.buildFullTextIndexes(schemaVersion: model.version)
+                try database.buildFullTextIndexes(
+                    schemaVersion: model.version, model: model, migration: database.migrationReport)
             } catch {
                 try? database.close()
                 throw error

@@ -102,11 +102,19 @@ package struct SchemaDifference: Sendable {
         return change
     }
 
+    /// How a clause about a full-text index begins.
+    package static let fullTextIndexClause = "full-text index "
+
     /// The changes, one clause each, by entity, attribute and index names only (never values).
     package var clauses: [String] {
         var clauses: [String] = []
         for entity in addedEntities { clauses.append("entity '\(entity.name)' added") }
-        for entity in removedEntities { clauses.append("entity '\(entity.name)' removed") }
+        for entity in removedEntities {
+            clauses.append("entity '\(entity.name)' removed")
+            for index in entity.fullTextIndexes {
+                clauses.append(Self.fullTextIndexClause + "'\(index.name(in: entity.name))' removed")
+            }
+        }
         for change in changedEntities {
             let name = change.name
             for attribute in change.addedAttributes { clauses.append("'\(name).\(attribute.name)' added") }
@@ -122,10 +130,10 @@ package struct SchemaDifference: Sendable {
                 clauses.append("index '\(index.name(in: name))' removed or changed")
             }
             for index in change.addedFullTextIndexes {
-                clauses.append("full-text index '\(index.name(in: name))' added or changed")
+                clauses.append(Self.fullTextIndexClause + "'\(index.name(in: name))' added or changed")
             }
             for index in change.removedFullTextIndexes {
-                clauses.append("full-text index '\(index.name(in: name))' removed or changed")
+                clauses.append(Self.fullTextIndexClause + "'\(index.name(in: name))' removed or changed")
             }
             if change.primaryKeyChanged { clauses.append("the primary key of '\(name)' changed") }
             for relationship in change.changedRelationships {

@@ -33,11 +33,24 @@ extension Model {
     package var hasFullTextIndexes: Bool { entities.contains { !$0.fullTextIndexes.isEmpty } }
 }
 
+extension MigrationReport {
+    /// Whether a step declared, changed or dropped a full-text index.
+    package var changesFullTextIndexes: Bool {
+        steps.contains { step in step.changes.contains { $0.hasPrefix(SchemaDifference.fullTextIndexClause) } }
+    }
+}
+
 extension Database {
     /// Builds the full-text indexes the model declares and drops those it no longer does: nothing when all are as
     /// declared (one read), otherwise one small write per batch of records (a later opening resumes an interrupted
     /// build). Backends call it when a store opens, after any migration.
-    package func buildFullTextIndexes(schemaVersion: Int, batch: Int = 1_000) throws {
+    ///
+    /// A store whose model declares no full-text index, and whose opening migrated none away (`migration`), has none
+    /// to build or drop: nothing is read.
+    package func buildFullTextIndexes(
+        schemaVersion: Int, model: Model, migration: MigrationReport?, batch: Int = 1_000
+    ) throws {
+        guard model.hasFullTextIndexes || migration?.changesFullTextIndexes == true else { return }
         let needsWork = try read { context in
             try (context as? any FullTextMaintaining)?.fullTextIndexesNeedWork(schemaVersion: schemaVersion) ?? false
         }

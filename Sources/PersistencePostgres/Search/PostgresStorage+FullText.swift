@@ -147,18 +147,24 @@ extension PostgresStorage {
         else { throw PersistenceError(.backend, "PostgreSQL gave no counts of a full-text index") }
         return try FullTextMatching.matches(plan, statistics: (Int(documents), Int(tokens))) { token, prefix, visit in
             let query = "'" + token + "'" + (prefix ? ":*" : "")
-            let lexeme =
-                prefix ? "starts_with(u.lexeme, convert_from($2, 'UTF8'))" : "u.lexeme = convert_from($2, 'UTF8')"
+            // A token's positions in a row: the row's vector with that token's weight set and every other token
+            // filtered out, read as text (`'token':3A,17A`) — in C, where unnesting the vector cost a row per token.
+            // A prefix names no token ahead: its rows' tokens are unnested and those it begins kept.
             let sql =
-                "SELECT t.key, t.length, array_to_string(u.positions, ',') FROM \(table) t, unnest(t.tokens) u "
-                + "WHERE t.tokens @@ convert_from($1, 'UTF8')::tsquery AND \(lexeme)"
+                prefix
+                ? "SELECT t.key, t.length, array_to_string(u.positions, ',') FROM \(table) t, unnest(t.tokens) u "
+                    + "WHERE t.tokens @@ convert_from($1, 'UTF8')::tsquery "
+                    + "AND starts_with(u.lexeme, convert_from($2, 'UTF8'))"
+                : "SELECT t.key, t.length, ts_filter(setweight(t.tokens, 'A', ARRAY[convert_from($2, 'UTF8')]), "
+                    + "'{a}')::text FROM \(table) t WHERE t.tokens @@ convert_from($1, 'UTF8')::tsquery"
             var values: [Value] = []
             for row in try run(sql, [.text(query), .text(token)], entity: entityName).rows {
                 try row.read(as: [keyClass, .integer, .text], into: &values)
-                guard case .integer(let length) = values[1], case .text(let list) = values[2] else {
+                guard case .integer(let length) = values[1], case .text(let text) = values[2] else {
                     throw PersistenceError(.corrupt, "a full-text index's row is damaged")
                 }
-                let positions = list.split(separator: ",").compactMap { Int($0).map { $0 - 1 } }
+                let list = prefix ? Substring(text) : text.split(separator: ":", maxSplits: 1).last ?? ""
+                let positions = list.split(separator: ",").compactMap { Int($0.filter(\.isNumber)).map { $0 - 1 } }
                 try visit(
                     FullTextPosting(
                         key: values[0], length: Int(length), frequency: positions.count, positions: { positions }))

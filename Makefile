@@ -323,10 +323,11 @@ RUNS ?=
 COMMITS ?=
 TOOL_ROWS ?=
 MIGRATION_ROWS ?=
+SEARCH_DOCUMENTS ?=
 ONLY ?=
 COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS),--commits $(COMMITS)) \
 	$(if $(TOOL_ROWS),--tool-rows $(TOOL_ROWS)) $(if $(MIGRATION_ROWS),--migration-rows $(MIGRATION_ROWS)) \
-	$(if $(ONLY),--only $(ONLY))
+	$(if $(SEARCH_DOCUMENTS),--search-documents $(SEARCH_DOCUMENTS)) $(if $(ONLY),--only $(ONLY))
 # T1–T3 run the root package's `persistence` executable as users run it: its release binary, a child process. It is
 # built through the Benchmarks package (which depends on the root by path): the same sources in release, in the
 # build directory that already holds every library it links (a root build of its own would compile SwiftNIO,

@@ -264,12 +264,32 @@ extension LMDBStorage {
             }
         }
         // The condition is tested on the attributes it reads, decoded alone from each record's bytes (decrypted
-        // once); only the records it keeps are decoded whole.
+        // once); only the records it keeps are decoded whole. A lower bound on the primary key starts the scan at
+        // it: records before it can't match.
         var probe = StoredProbe(condition, attributes: store.layout.names.count, decodesMatches: decodingMatches)
-        try transaction.forEach(store.dbi) { key, stored in
-            try cancellation?.check()
-            guard try open(stored, store, key: key, probing: &probe, condition, into: &values) else { return true }
+        let scan = { (key: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer) throws -> Bool in
+            try self.cancellation?.check()
+            guard try self.open(stored, store, key: key, probing: &probe, condition, into: &values) else {
+                return true
+            }
             return try visit(key, values)
+        }
+        guard let start = lowerBound(condition, store) else { return try transaction.forEach(store.dbi, scan) }
+        try transaction.forEach(store.dbi, from: start, scan)
+    }
+
+    /// The record key a condition's lower bound on the primary key (`>` or `>=` a value of the key's storage class,
+    /// alone or in an `and`) starts at; `nil` when there is none. Key bytes sort as the values do.
+    func lowerBound(_ condition: ResolvedCondition, _ store: EntityStore) -> Data? {
+        let position = store.layout.primaryKeyIndex
+        switch condition {
+        case .comparison(let at, .greater, let value), .comparison(let at, .greaterOrEqual, let value):
+            guard at == position, value.storageClass == store.layout.types[position].storageClass else { return nil }
+            return try? recordKey(value, store)
+        case .and(let conditions):
+            return conditions.lazy.compactMap { self.lowerBound($0, store) }.max { $0.precedesBytewise($1) }
+        default:
+            return nil
         }
     }
 

@@ -16,7 +16,7 @@ enum FullTextChecks {
         search("refuses a search naming no index, or where a search can't apply") { try refusals($0) },
         search("observes a searching query like any other") { try await observed($0) },
         ConformanceCheck(
-            "full-text search keeps its index across reopening, and rebuilds it when the stored one is dropped"
+            "full-text search keeps its index across reopening"
         ) {
             backend, directory in
             try await reopened(backend, directory)

@@ -225,14 +225,7 @@ public struct LMDBBuilder: FileBackedDatabaseBuilder {
             }
             // Outside the opening's lock and transaction: the build writes in transactions of its own. A failed
             // build closes the database (which releases the environment).
-            do {
-                try database.buildFullTextIndexes(
-                    schemaVersion: schemaVersion, model: model, migration: database.migrationReport)
-            } catch {
-                try? database.close()
-                throw error
-            }
-            return database
+            return try database.buildingFullTextIndexes(schemaVersion: schemaVersion, model: model)
         }
     }
 

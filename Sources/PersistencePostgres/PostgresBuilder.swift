@@ -160,14 +160,7 @@ public struct PostgresBuilder: MigratingDatabaseBuilder {
             let database = PostgresDatabase(
                 builder: self, writer: connection, origin: origin, tables: tables, registration: registration,
                 instrumentation: instrumentation, migrationReport: report)
-            do {
-                try database.buildFullTextIndexes(
-                    schemaVersion: model.version, model: model, migration: database.migrationReport)
-            } catch {
-                try? database.close()
-                throw error
-            }
-            return database
+            return try database.buildingFullTextIndexes(schemaVersion: model.version, model: model)
         }
     }
 

@@ -123,14 +123,7 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
                 path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
                 busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration,
                 instrumentation: instrumentation)
-            do {
-                try database.buildFullTextIndexes(
-                    schemaVersion: model.version, model: model, migration: database.migrationReport)
-            } catch {
-                try? database.close()
-                throw error
-            }
-            return database
+            return try database.buildingFullTextIndexes(schemaVersion: model.version, model: model)
         }
     }
 

@@ -46,6 +46,9 @@
     /// without reading them — nothing refers to the entity, and none of its to-ones denies or nullifies, so no
     /// rule needs to know which of its records go.
     package let sweepable: [Bool]
+    /// Whether an entity declares a full-text index: a write of a model without one never looks for changes to
+    /// take into indexes.
+    package let hasFullTextIndexes: Bool
 
     /// The layouts of a store read without its entity types (the store tool's, from the stored schema), their
     /// relationships left unresolved: a reader of records by position needs no rules, and a damaged schema must still
@@ -59,6 +62,7 @@
         referrers = Array(repeating: [], count: layouts.count)
         isEmpty = true
         sweepable = Array(repeating: true, count: layouts.count)
+        hasFullTextIndexes = layouts.contains { !$0.fullTextIndexes.isEmpty }
     }
 
     /// Resolves and checks the relationships of a model whose layouts are `layouts` (in model order).
@@ -67,6 +71,7 @@
     package init(model: Model, layouts: [RecordLayout]) throws {
         types = model.entities
         self.layouts = layouts
+        hasFullTextIndexes = layouts.contains { !$0.fullTextIndexes.isEmpty }
         positions = EntityPositions(model)
         var byName: [String: Int] = [:]
         for (position, layout) in layouts.enumerated() { byName[layout.entity.name] = position }

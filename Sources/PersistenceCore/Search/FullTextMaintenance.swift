@@ -62,9 +62,24 @@ extension Database {
     }
 }
 
+extension MigratingDatabase {
+    /// An opening's last step on every backend, after any migration and outside the opening's transaction: builds
+    /// the full-text indexes (`buildFullTextIndexes(schemaVersion:model:migration:batch:)`) and gives the
+    /// open database back; when the build fails, closes the database (releasing what it holds) and throws.
+    package func buildingFullTextIndexes(schemaVersion: Int, model: Model) throws -> Self {
+        do {
+            try buildFullTextIndexes(schemaVersion: schemaVersion, model: model, migration: migrationReport)
+        } catch {
+            try? close()
+            throw error
+        }
+        return self
+    }
+}
+
 extension StoreContext: FullTextMaintaining {
     package func updateFullTextIndexes() throws {
-        guard storage.keepsFullTextIndexes, let recorder = state.recorder else { return }
+        guard graph.hasFullTextIndexes, storage.keepsFullTextIndexes, let recorder = state.recorder else { return }
         if recorder.touchedEverything && !recorder.rebuiltAfterEverything {
             // Raw SQL changed what it can't name: every index is rebuilt from the records, in this write.
             _ = recorder.takeChangedKeys()

@@ -203,6 +203,18 @@ public final class SQLiteStorage: RecordStorage {
         }
     }
 
+    /// The vectors in place: the blob of each selected row read where SQLite holds it, no copy a row.
+    @_spi(PersistenceBackend) public func scanVectors(
+        at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
+        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let query = ResolvedQuery.selecting(condition, key: key)
+        try forEachRow(query, mappings.all[entity], columns: [key, attribute]) { statement in
+            guard let bytes = statement.blob(at: 1) else { return }
+            try visit(statement.value(at: 0), bytes)
+        }
+    }
+
     /// Runs the SELECT of `query` and calls `row` with the statement on each result row: every column, or those of
     /// the attributes at `columns`, in that order.
     private func forEachRow(

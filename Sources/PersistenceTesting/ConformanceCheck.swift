@@ -77,7 +77,7 @@ public enum ConformanceSuite {
         + SavepointChecks.all + CancellationChecks.all + StampChecks.all + LifecycleChecks.all
         + HandWrittenRecordChecks.all + RelationshipChecks.all + AggregateChecks.all + GraphLoadingChecks.all
         + RelationshipQueryChecks.all + ManyToManyChecks.all + WriteHookChecks.all + DynamicRecordChecks.all
-        + FullTextChecks.all
+        + FullTextChecks.all + VectorChecks.all
 }
 
 /// Opens a database of `entities` on an existential backend, keeping its concrete type for the body.

@@ -102,7 +102,7 @@ public enum MigrationConformanceSuite {
     /// what a migration does to data.
     public static let declarativeChecks: [MigrationConformanceCheck] =
         InferredMigrationChecks.all + RelationshipMigrationChecks.all + PendingMigrationChecks.all
-        + FullTextMigrationChecks.all
+        + FullTextMigrationChecks.all + VectorMigrationChecks.all
 }
 
 /// A store a check opened, with what the backend shows of it.

@@ -88,4 +88,43 @@ struct CommandLineTests {
             #expect(found.map(\.id) == [1])
         }
     }
+
+    @Test func inspectShowsVectorsAndExportImportCopyAndHashCarryThemBitForBit() throws {
+        try withTemporaryDirectory { directory in
+            var builder = SQLiteBuilder(databaseName: "Passages", entities: [Passage.self])
+            builder.directory = directory
+            let db = try builder.create()
+            let awkward: [Float] = [-0.0, .leastNonzeroMagnitude, .greatestFiniteMagnitude, 1 / 3, -2.5, 1e-30, 7, 0]
+            let passages = [
+                Passage(id: 1, lang: "en", embedding: Vector(awkward)), Passage(id: 2, lang: "fr", embedding: nil),
+                Passage(id: 3, lang: "de", embedding: Vector((0..<8).map { Float($0) / 7 })),
+            ]
+            try db.create(passages)
+            try db.close()
+            let store = directory.appendingPathComponent("Passages.sqlite").path
+            let text = try Tool.run(["inspect", store])
+            #expect(text.status == 0, "\(text.errors)")
+            #expect(text.output.contains("data? (vector of 8 dimensions)"), "\(text.output)")
+            let json = try Tool.run(["inspect", store, "--json"])
+            #expect(json.output.contains("\"vectorAttributes\""), "\(json.output)")
+            // Exported, imported into LMDB, copied back to SQLite: the same hash, the same bits.
+            let dump = directory.appendingPathComponent("dump.jsonl").path
+            #expect(try Tool.run(["export", store, "--output", dump]).status == 0)
+            let imported = directory.appendingPathComponent("Imported.lmdb").path
+            let importing = try Tool.run(["import", dump, "lmdb:" + imported])
+            #expect(importing.status == 0, "\(importing.errors)")
+            let copied = directory.appendingPathComponent("Copy.sqlite").path
+            #expect(try Tool.run(["copy", imported, copied]).status == 0)
+            let hashes = try [store, imported, copied].map { try Tool.run(["hash", $0]).output }
+            #expect(hashes[0] == hashes[1] && hashes[1] == hashes[2] && !hashes[0].isEmpty, "\(hashes)")
+            var copy = SQLiteBuilder(databaseName: "Copy", entities: [Passage.self])
+            copy.directory = directory
+            let opened = try copy.create()
+            defer { try? opened.close() }
+            #expect(try opened.recover(Passage.self, sortedBy: [.ascending("id")]) == passages)
+            let nearest = try opened.nearest(
+                Passage.self, Query(nearest: .to(Vector(awkward), in: "embedding", by: .euclidean), limit: 1))
+            #expect(nearest.map(\.record.id) == [1] && nearest.first?.distance == 0)
+        }
+    }
 }

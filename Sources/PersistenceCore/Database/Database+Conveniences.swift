@@ -54,6 +54,16 @@ extension Database {
         try read { try $0.search(type, query) }
     }
 
+    /// The records nearest a vector, with their distances (``Neighbour``), in one read transaction.
+    ///
+    /// ```swift
+    /// let neighbours = try db.nearest(
+    ///     Passage.self, Query(where: Field("lang") == "en", nearest: .to(question, in: "embedding"), limit: 10))
+    /// ```
+    public func nearest<E: Entity>(_ type: E.Type, _ query: Query) throws -> [Neighbour<E>] {
+        try read { try $0.nearest(type, query) }
+    }
+
     /// The records whose attribute `key` equals `value`.
     public func recover<E: Entity>(_ type: E.Type = E.self, key: String, value: some ValueConvertible) throws -> [E] {
         try read { try $0.recover(type, key: key, value: value) }

@@ -38,6 +38,12 @@ public protocol DatabaseContext {
     ///   index of the entity; what ``recover(_:query:)`` throws.
     func search<E: Entity>(_ type: E.Type, _ query: Query) throws -> [SearchHit<E>]
 
+    /// The records a query with nearest neighbours (``Query/nearest``) selects, nearest first, each with its
+    /// distance (``Neighbour``).
+    /// - Throws: ``PersistenceError/Code/invalidArgument`` for a query without nearest neighbours, or a vector
+    ///   the attribute can't be compared with; what ``recover(_:query:)`` throws.
+    func nearest<E: Entity>(_ type: E.Type, _ query: Query) throws -> [Neighbour<E>]
+
     /// The record with this primary key, or `nil`.
     func recover<E: Entity>(_ type: E.Type, id: E.ID) throws -> E?
 
@@ -116,6 +122,11 @@ extension DatabaseContext {
     /// A context of no backend's (a test's stand-in) can't search: ``PersistenceError/Code/unsupported``.
     public func search<E: Entity>(_ type: E.Type, _ query: Query) throws -> [SearchHit<E>] {
         throw PersistenceError(.unsupported, "this context doesn't search")
+    }
+
+    /// A context of no backend's (a test's stand-in) can't rank by distance: ``PersistenceError/Code/unsupported``.
+    public func nearest<E: Entity>(_ type: E.Type, _ query: Query) throws -> [Neighbour<E>] {
+        throw PersistenceError(.unsupported, "this context doesn't rank vectors")
     }
 
     /// Inserts each entity in turn.

@@ -35,6 +35,9 @@ package struct SchemaDifference: Sendable {
         package var primaryKeyChanged: Bool
         /// Relationships declared, removed or changed (their target, foreign key, inverse or delete rule), by name.
         package var changedRelationships: [String] = []
+        /// Vector attributes declared, no longer declared or of other dimensions: (attribute, current dimensions
+        /// or `nil` when no longer a vector).
+        package var changedVectors: [(attribute: String, dimensions: Int?)] = []
 
         /// Whether stored records must be rewritten (their attributes changed), as opposed to indexes only.
         package var changesRecords: Bool {
@@ -46,6 +49,7 @@ package struct SchemaDifference: Sendable {
         package var isEmpty: Bool {
             !changesRecords && nowOptional.isEmpty && addedIndexes.isEmpty && removedIndexes.isEmpty
                 && changedRelationships.isEmpty && addedFullTextIndexes.isEmpty && removedFullTextIndexes.isEmpty
+                && changedVectors.isEmpty
         }
     }
 
@@ -93,6 +97,12 @@ package struct SchemaDifference: Sendable {
         change.removedIndexes = stored.indexes.filter { !newIndexes.contains($0) }
         change.addedFullTextIndexes = current.fullTextIndexes.filter { !stored.fullTextIndexes.contains($0) }
         change.removedFullTextIndexes = stored.fullTextIndexes.filter { !current.fullTextIndexes.contains($0) }
+        let oldVectors = Dictionary(
+            stored.vectorAttributes.map { ($0.attribute, $0.dimensions) }, uniquingKeysWith: { first, _ in first })
+        let newVectors = Dictionary(
+            current.vectorAttributes.map { ($0.attribute, $0.dimensions) }, uniquingKeysWith: { first, _ in first })
+        change.changedVectors = Set(oldVectors.keys).union(newVectors.keys).sorted()
+            .filter { oldVectors[$0] != newVectors[$0] }.map { ($0, newVectors[$0]) }
         let oldRelationships = Dictionary(
             stored.relationships.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let newRelationships = Dictionary(
@@ -136,6 +146,11 @@ package struct SchemaDifference: Sendable {
                 clauses.append(Self.fullTextIndexClause + "'\(index.name(in: name))' removed or changed")
             }
             if change.primaryKeyChanged { clauses.append("the primary key of '\(name)' changed") }
+            for vector in change.changedVectors {
+                clauses.append(
+                    vector.dimensions.map { "'\(name).\(vector.attribute)' is a vector of \($0) dimensions" }
+                        ?? "'\(name).\(vector.attribute)' is no longer a vector")
+            }
             for relationship in change.changedRelationships {
                 clauses.append("relationship '\(name).\(relationship)' added, removed or changed")
             }

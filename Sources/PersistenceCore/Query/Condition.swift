@@ -140,7 +140,7 @@ public struct Sort: Sendable, Hashable {
     public static func descending(_ attribute: String) -> Sort { Sort(attribute, ascending: false) }
 }
 
-/// What to recover: a condition, a full-text search, sort keys, and a window (offset, limit).
+/// What to recover: a condition, a full-text search or nearest neighbours, sort keys, and a window (offset, limit).
 public struct Query: Sendable, Hashable {
     /// Which records; `nil` for all.
     public var condition: Condition?
@@ -156,14 +156,18 @@ public struct Query: Sendable, Hashable {
     /// A full-text search the records must match (``FullTextSearch``): with no sort keys, the records come in order
     /// of relevance, most relevant first, then by primary key. `nil` for none.
     public var search: FullTextSearch?
+    /// A vector to rank the records by distance to (``NearestNeighbours``): the records come nearest first, then by
+    /// primary key; the condition selects among which (filter, then rank). `nil` for none.
+    public var nearest: NearestNeighbours?
 
     /// Creates a query.
     public init(
-        where condition: Condition? = nil, search: FullTextSearch? = nil, sortedBy sort: [Sort] = [],
-        limit: Int? = nil, offset: Int = 0, limitPerValue: LimitPerValue? = nil
+        where condition: Condition? = nil, search: FullTextSearch? = nil, nearest: NearestNeighbours? = nil,
+        sortedBy sort: [Sort] = [], limit: Int? = nil, offset: Int = 0, limitPerValue: LimitPerValue? = nil
     ) {
         self.condition = condition
         self.search = search
+        self.nearest = nearest
         self.sort = sort
         self.limit = limit
         self.offset = offset

@@ -53,6 +53,13 @@
     package var limitPerValue: (position: Int, limit: Int)? = nil
 }
 
+extension ResolvedQuery {
+    /// Every record `condition` selects, in the order of the primary key at `key`, no window.
+    @_spi(PersistenceBackend) public static func selecting(_ condition: ResolvedCondition?, key: Int) -> ResolvedQuery {
+        ResolvedQuery(condition: condition, sort: [(key, true)], limit: nil, offset: 0)
+    }
+}
+
 extension Condition {
     /// Checks names and operand types against `layout`, and conditions on related records against the model's
     /// `graph` (without one they are ``PersistenceError/Code/invalidArgument``: where the graph isn't known, as in a
@@ -137,6 +144,11 @@ extension Query {
             throw PersistenceError(
                 .invalidArgument,
                 "a full-text search is answered by recover, forEach and search, not where this query was given")
+        }
+        guard nearest == nil else {
+            throw PersistenceError(
+                .invalidArgument,
+                "nearest neighbours are answered by recover, forEach and nearest, not where this query was given")
         }
         if let limit, limit < 0 { throw PersistenceError(.invalidArgument, "a query's limit can't be negative") }
         guard offset >= 0 else { throw PersistenceError(.invalidArgument, "a query's offset can't be negative") }

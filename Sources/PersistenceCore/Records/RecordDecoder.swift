@@ -52,6 +52,9 @@ package enum RecordDecoder {
         case is Data.Type:
             guard case .blob(let data) = value, let typed = data as? T else { throw fail() }
             return typed
+        case is Vector.Type:
+            guard case .blob(let data) = value, let vector = Vector(storedBytes: data) as? T else { throw fail() }
+            return vector
         default:
             break
         }

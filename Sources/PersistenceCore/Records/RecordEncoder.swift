@@ -14,6 +14,7 @@ package enum RecordEncoder {
         case let uuid as UUID: return uuid.storedValue
         case let url as URL: return .text(url.absoluteString)
         case let data as Data: return .blob(data)
+        case let vector as Vector: return vector.storedValue
         default: break
         }
         if type == .codable {
@@ -66,6 +67,7 @@ package final class RecordWriter {
         storage.reset()
         try entity.encode(to: EntityEncoder(storage: storage))
         if let failure = storage.failure { throw failure }
+        try storage.layout.checkVectors(storage.values)
         return storage.values
     }
 
@@ -75,6 +77,7 @@ package final class RecordWriter {
         storage.reset()
         try entity.encode(to: AttributeWriter(storage))
         if let failure = storage.failure { throw failure }
+        try storage.layout.checkVectors(storage.values)
         return storage.values
     }
 }
@@ -319,5 +322,6 @@ extension EntityDescription {
         self.indexes = indexes
         relationships = []
         fullTextIndexes = []
+        vectorAttributes = []
     }
 }

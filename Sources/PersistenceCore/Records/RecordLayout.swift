@@ -20,6 +20,8 @@ public final class RecordLayout: Sendable {
     public let stampIndex: Int?
     /// The entity's full-text indexes, their attributes resolved (``EntityDescription/fullTextIndexes``).
     @_spi(PersistenceBackend) public let fullTextIndexes: [FullTextIndexLayout]
+    /// The entity's vector attributes, resolved (``EntityDescription/vectorAttributes``).
+    @_spi(PersistenceBackend) public let vectors: [VectorLayout]
     @usableFromInline let positions: [String: Int]
 
     /// Creates the layout of an entity.
@@ -48,6 +50,11 @@ public final class RecordLayout: Sendable {
         stampIndex = stampAttribute.flatMap { positions[$0] }
         fullTextIndexes = entity.fullTextIndexes.map { index in
             FullTextIndexLayout(index, entity: entity.name, positions: index.attributes.compactMap { positions[$0] })
+        }
+        vectors = entity.vectorAttributes.compactMap { vector in
+            positions[vector.attribute].map {
+                VectorLayout(position: $0, dimensions: vector.dimensions, name: vector.attribute)
+            }
         }
     }
 

@@ -46,6 +46,13 @@ public protocol Entity: Codable, Sendable, Identifiable where ID: PrimaryKey {
     /// static let fullTextIndexes: [FullTextIndex] = [.on("title", "body")]
     /// ```
     static var fullTextIndexes: [FullTextIndex] { get }
+    /// The attributes that hold a ``Vector`` of a fixed dimension, ranked by distance with ``NearestNeighbours`` in a
+    /// ``Query``. Defaults to none.
+    ///
+    /// ```swift
+    /// static let vectorAttributes: [VectorAttribute] = [.init("embedding", dimensions: 384)]
+    /// ```
+    static var vectorAttributes: [VectorAttribute] { get }
     /// The values that a migration writes into every existing record for attributes added to the entity, by
     /// attribute name. Defaults to none.
     ///
@@ -140,6 +147,8 @@ extension Entity {
     public static var relationships: [Relationship] { [] }
     /// No full-text indexes.
     public static var fullTextIndexes: [FullTextIndex] { [] }
+    /// No vector attributes.
+    public static var vectorAttributes: [VectorAttribute] { [] }
     /// No defaults.
     public static var defaultValues: [String: Value] { [:] }
     /// Not renamed.

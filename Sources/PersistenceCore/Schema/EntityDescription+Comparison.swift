@@ -7,6 +7,7 @@ extension EntityDescription {
         copy.indexes.sort { $0.name(in: name) < $1.name(in: name) }
         copy.relationships.sort { $0.name < $1.name }
         copy.fullTextIndexes.sort { $0.name(in: name) < $1.name(in: name) }
+        copy.vectorAttributes.sort { $0.attribute < $1.attribute }
         return copy
     }
 

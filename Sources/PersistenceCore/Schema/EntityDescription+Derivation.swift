@@ -24,7 +24,7 @@ extension EntityDescription {
         try self.init(
             name: E.entityName, attributes: recorder.attributes, primaryKey: E.primaryKeyAttribute,
             indexes: Self.indexingForeignKeys(E.indexes, of: relationships), relationships: relationships,
-            fullTextIndexes: E.fullTextIndexes)
+            fullTextIndexes: E.fullTextIndexes, vectorAttributes: E.vectorAttributes)
         guard let key = primaryKeyAttribute,
             key.type.storageClass == E.ID.probeStorageClass() ?? key.type.storageClass
         else {
@@ -175,6 +175,7 @@ private enum Neutral {
         case is UUID.Type: return pair(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)), .uuid)
         case is URL.Type: return pair(URL(fileURLWithPath: "/"), .url)
         case is Data.Type: return pair(Data(), .data)
+        case is Vector.Type: return pair(Vector([]), .data)
         case is String.Type: return pair("", .string)
         case is Bool.Type: return pair(false, .bool)
         case is Double.Type: return pair(0.0, .double)

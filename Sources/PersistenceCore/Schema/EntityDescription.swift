@@ -15,6 +15,8 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     public var relationships: [Relationship]
     /// Full-text indexes (``Entity/fullTextIndexes``).
     public var fullTextIndexes: [FullTextIndex]
+    /// Attributes that hold vectors of a fixed dimension (``Entity/vectorAttributes``).
+    public var vectorAttributes: [VectorAttribute]
 
     /// Creates a description and checks that it is consistent.
     /// - Throws: ``PersistenceError`` with ``PersistenceError/Code/invalidSchema`` or
@@ -23,7 +25,8 @@ public struct EntityDescription: Sendable, Hashable, Codable {
     ///   ``Relationship``); whether relationships fit their targets is checked with the whole model.
     public init(
         name: String, attributes: [AttributeDescription], primaryKey: String, indexes: [Index] = [],
-        relationships: [Relationship] = [], fullTextIndexes: [FullTextIndex] = []
+        relationships: [Relationship] = [], fullTextIndexes: [FullTextIndex] = [],
+        vectorAttributes: [VectorAttribute] = []
     ) throws {
         self.name = name
         self.attributes = attributes
@@ -31,16 +34,19 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         self.indexes = indexes
         self.relationships = relationships
         self.fullTextIndexes = fullTextIndexes
+        self.vectorAttributes = vectorAttributes
         try validate()
         try validateRelationships()
         try validateFullTextIndexes()
+        try validateVectorAttributes()
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, attributes, primaryKey, indexes, relationships, fullTextIndexes
+        case name, attributes, primaryKey, indexes, relationships, fullTextIndexes, vectorAttributes
     }
 
-    /// Decodes a stored description; one stored before relationships or full-text indexes existed has none.
+    /// Decodes a stored description; one stored before relationships, full-text indexes or vectors existed has
+    /// none.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
@@ -49,10 +55,11 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         indexes = try container.decode([Index].self, forKey: .indexes)
         relationships = try container.decodeIfPresent([Relationship].self, forKey: .relationships) ?? []
         fullTextIndexes = try container.decodeIfPresent([FullTextIndex].self, forKey: .fullTextIndexes) ?? []
+        vectorAttributes = try container.decodeIfPresent([VectorAttribute].self, forKey: .vectorAttributes) ?? []
     }
 
-    /// Encodes the description; without relationships or full-text indexes it encodes as one stored before they
-    /// existed did.
+    /// Encodes the description; without relationships, full-text indexes or vectors it encodes as one stored before
+    /// they existed did.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(name, forKey: .name)
@@ -61,6 +68,7 @@ public struct EntityDescription: Sendable, Hashable, Codable {
         try container.encode(indexes, forKey: .indexes)
         if !relationships.isEmpty { try container.encode(relationships, forKey: .relationships) }
         if !fullTextIndexes.isEmpty { try container.encode(fullTextIndexes, forKey: .fullTextIndexes) }
+        if !vectorAttributes.isEmpty { try container.encode(vectorAttributes, forKey: .vectorAttributes) }
     }
 
     /// The attribute with this name, if there is one.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One transaction's record-level storage: what a backend implements under the context users hold.
 ///
 /// The context (``StoreContext``) is written once, here in the core: the typed operations, the checks that a context
@@ -149,6 +151,27 @@ public protocol RecordStorage: AnyObject {
         _ plan: FullTextPlan, index: FullTextIndexLayout, entity: Int
     ) throws -> FullTextMatches
 
+    // MARK: Vectors (defaulted: the context ranks what `scanValues` reads)
+
+    /// Calls `visit` with the primary key (at `key`) and the stored bytes of the attribute at `attribute` (a vector's, of
+    /// `VectorLayout`) of each record `condition` selects, in any order, skipping records whose value there is
+    /// `nil`; the bytes are valid during the call only. `visit` must not change the store. The default reads the
+    /// two values through ``scanValues(_:entity:attributes:_:)``; an engine that can hand its stored bytes in place
+    /// (SQLite's blob, LMDB's map) saves a copy a record.
+    @_spi(PersistenceBackend) func scanVectors(
+        at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
+        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+    ) throws
+
+    /// The keys and distances of the records nearest `distance`'s vector in the attribute at `attribute`, among
+    /// those `condition` selects (`nil` values never), nearest first then by primary key, the first `offset` left
+    /// out and at most `limit`: ranked by the engine itself, computing `VectorDistance`'s distances exactly — or
+    /// `nil` (the default) for the context to rank what ``scanVectors(at:key:where:entity:_:)`` reads.
+    @_spi(PersistenceBackend) func nearest(
+        _ distance: VectorDistance, at attribute: Int, where condition: ResolvedCondition?, entity: Int,
+        offset: Int, limit: Int?
+    ) throws -> [(key: Value, distance: Double)]?
+
     /// The storage's last writes and checks before its transaction commits (a read's too); throwing rolls back.
     @_spi(PersistenceBackend) func prepareCommit() throws
 
@@ -238,6 +261,26 @@ extension RecordStorage {
     ) throws -> FullTextMatches {
         throw PersistenceError(.unsupported, "this backend keeps no full-text indexes")
     }
+
+    @_spi(PersistenceBackend) public func scanVectors(
+        at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
+        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let query = ResolvedQuery.selecting(condition, key: key)
+        try scanValues(query, entity: entity, attributes: [key, attribute]) { values in
+            switch values[1] {
+            case .null: return
+            case .blob(let data): try data.withUnsafeBytes { try visit(values[0], $0) }
+            // Not bytes: no vector of any dimension, which the context reports.
+            default: try visit(values[0], UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+        }
+    }
+
+    @_spi(PersistenceBackend) public func nearest(
+        _ distance: VectorDistance, at attribute: Int, where condition: ResolvedCondition?, entity: Int,
+        offset: Int, limit: Int?
+    ) throws -> [(key: Value, distance: Double)]? { nil }
 
     /// No set-based lookup: the context walks a self-referring cascade level by level.
     @_spi(PersistenceBackend) public func referringClosure(to keys: [Value], entity: Int, foreignKey: Int) throws

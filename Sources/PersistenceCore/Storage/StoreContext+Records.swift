@@ -112,5 +112,6 @@ extension RecordLayout {
             }
             values[position] = value
         }
+        try checkVectors(values)
     }
 }

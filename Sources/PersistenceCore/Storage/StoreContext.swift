@@ -171,6 +171,7 @@ public final class StoreContext<Storage: RecordStorage>: DatabaseContext, Record
     ) throws {
         try use(writing: false)
         if query.search != nil { return try forEachSearched(type, query: query, body) }
+        if query.nearest != nil { return try forEachNearest(type, query: query, body) }
         let position = try position(of: E.self)
         let layout = graph.layouts[position]
         let resolved = try query.resolve(in: layout, graph: graph)

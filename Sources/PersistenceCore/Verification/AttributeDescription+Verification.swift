@@ -62,3 +62,18 @@ extension Value {
         }
     }
 }
+
+extension RecordLayout {
+    /// The problem of `value` as the value of the attribute at `position`: its kind and range
+    /// (``AttributeDescription/verificationProblem(for:in:)``) and, for a vector attribute, its dimensions and
+    /// elements (a vector stored before its attribute was declared one, or of other dimensions, is reported here).
+    @_spi(PersistenceBackend) public func verificationProblem(for value: Value, at position: Int) -> (
+        kind: VerificationProblem.Kind, message: String
+    )? {
+        if let found = entity.attributes[position].verificationProblem(for: value, in: entity.name) { return found }
+        for vector in vectors where vector.position == position {
+            if let problem = vector.problem(with: value, entity: entity.name) { return (.typeMismatch, problem) }
+        }
+        return nil
+    }
+}

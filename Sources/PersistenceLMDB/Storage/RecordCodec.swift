@@ -143,6 +143,23 @@ enum RecordCodec {
         guard reader.isAtEnd else { throw damaged() }
     }
 
+    /// The value at `position` of a record, from bytes in place, the values before it stepped over.
+    static func value(at position: Int, in bytes: UnsafeRawBufferPointer) throws -> Value {
+        var reader = try Reader(bytes: bytes, at: position)
+        return try reader.value()
+    }
+
+    /// The bytes of the blob at `position` of a record, in place: `nil` for `nil`, no bytes for a value of another
+    /// kind. A damaged record is ``PersistenceError/Code/corrupt``.
+    static func blob(at position: Int, in bytes: UnsafeRawBufferPointer) throws -> UnsafeRawBufferPointer? {
+        var reader = try Reader(bytes: bytes, at: position)
+        switch try reader.byte() {
+        case 0: return nil
+        case 4: return try reader.slice()
+        default: return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+    }
+
     static func damaged() -> PersistenceError { PersistenceError(.corrupt, "a stored record is damaged") }
 
     private struct Reader {
@@ -150,6 +167,16 @@ enum RecordCodec {
         var offset = 0
 
         var isAtEnd: Bool { offset == bytes.count }
+
+        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+
+        /// A reader at the value at `position` of a record, the values before it stepped over.
+        init(bytes: UnsafeRawBufferPointer, at position: Int) throws {
+            self.bytes = bytes
+            let count = try varint()
+            guard UInt64(position) < count else { throw damaged() }
+            for _ in 0..<position { try skipValue() }
+        }
 
         mutating func byte() throws -> UInt8 {
             guard offset < bytes.count else { throw damaged() }

@@ -50,6 +50,16 @@ struct ValueSealer: Sendable {
         }
     }
 
+    /// Calls `body` with a record's plain encoded bytes: the stored ones in place, or, when sealed, authenticated and
+    /// decrypted into memory valid during the call only.
+    func withPlain<R>(
+        _ stored: UnsafeRawBufferPointer, entity: EntityStore, key: UnsafeRawBufferPointer,
+        _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R {
+        guard let keys else { return try body(stored) }
+        return try entity.withAuthenticatedData(for: key) { aad in try keys.open(stored, authenticating: aad, body) }
+    }
+
     /// Opens a record's stored bytes once (authenticating and decrypting them when sealed), decodes only the
     /// attributes `probe` marks and, when `condition` holds for them, the whole record into `values`: whether it
     /// did. A scan with a condition decodes in full only the records it keeps.

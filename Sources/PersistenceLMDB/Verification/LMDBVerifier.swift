@@ -121,9 +121,9 @@ struct LMDBVerifier {
             if (try? KeyCodec.encode(values[layout.primaryKeyIndex])) != keyData {
                 problem(.keyMismatch, "the record's primary key differs from the key it is stored under")
             }
-            for (attribute, value) in zip(layout.entity.attributes, values) {
-                if let found = attribute.verificationProblem(for: value, in: entity) {
-                    problem(found.kind, found.message, attribute: attribute.name)
+            for (position, value) in values.enumerated() {
+                if let found = layout.verificationProblem(for: value, at: position) {
+                    problem(found.kind, found.message, attribute: layout.names[position])
                 }
             }
             try verifyEntries(of: values, key: keyData, keyText: keyText, in: store)

@@ -147,14 +147,12 @@ struct PostgresVerifier {
                     values[index] = String(validating: bytes, as: UTF8.self).map(Value.text) ?? .blob(bytes)
                 }
                 let key = keyColumn.map { values[$0].primaryKeyText(as: keyType) }
-                for (attribute, value) in zip(attributes, values) {
-                    guard let found = attribute.verificationProblem(for: value, in: layout.entity.name) else {
-                        continue
-                    }
+                for (position, value) in zip(present, values) {
+                    guard let found = layout.verificationProblem(for: value, at: position) else { continue }
                     add(
                         VerificationProblem(
-                            found.kind, entity: layout.entity.name, primaryKey: key, attribute: attribute.name,
-                            message: found.message))
+                            found.kind, entity: layout.entity.name, primaryKey: key,
+                            attribute: layout.names[position], message: found.message))
                 }
             }
             if rows.count < PostgresStorage.fetchSize { break }

@@ -165,6 +165,23 @@ final class Statement {
         for index in 0..<count { values[index] = column(Int32(index)) }
     }
 
+    /// The bytes of a blob column of the current row, in place: valid until the statement steps or resets. `nil` for
+    /// NULL; no bytes for a value of another type.
+    @inline(__always)
+    func blob(at index: Int32) -> UnsafeRawBufferPointer? {
+        let cell = cell(index)
+        switch sqlite3_value_type(cell) {
+        case SQLITE_NULL:
+            return nil
+        case SQLITE_BLOB:
+            // Ask for the bytes first, then their count: the documented safe order.
+            let bytes = sqlite3_value_blob(cell)
+            return UnsafeRawBufferPointer(start: bytes, count: bytes == nil ? 0 : Int(sqlite3_value_bytes(cell)))
+        default:
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+    }
+
     /// All columns of the current row, in a new array.
     func row() -> [Value] {
         var values: [Value] = []

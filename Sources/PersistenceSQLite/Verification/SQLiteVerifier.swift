@@ -154,11 +154,11 @@ struct SQLiteVerifier {
             report.recordsChecked += 1
             row.readRow(into: &values)
             let key = keyColumn.map { values[$0].primaryKeyText(as: keyType) }
-            for (attribute, value) in zip(attributes, values) {
-                guard let found = attribute.verificationProblem(for: value, in: layout.entity.name) else { continue }
+            for (position, value) in zip(present, values) {
+                guard let found = layout.verificationProblem(for: value, at: position) else { continue }
                 add(
                     VerificationProblem(
-                        found.kind, entity: layout.entity.name, primaryKey: key, attribute: attribute.name,
+                        found.kind, entity: layout.entity.name, primaryKey: key, attribute: layout.names[position],
                         message: found.message))
             }
         }

@@ -1,3 +1,4 @@
+package import Foundation
 package import PersistenceCore
 
 /// A story with a full-text index over its title and body, and a trigram index over its title.
@@ -35,8 +36,37 @@ package struct Memo: Entity, Equatable {
     package static let fullTextIndexes: [FullTextIndex] = [.on("text")]
 }
 
+/// A passage with an embedding of 8 dimensions (none for some), ranked by distance in the vector checks.
+package struct Passage: Entity, Equatable {
+    package var id: Int64
+    package var lang: String
+    package var embedding: Vector?
+
+    package init(id: Int64, lang: String, embedding: Vector?) {
+        self.id = id
+        self.lang = lang
+        self.embedding = embedding
+    }
+
+    package static let vectorAttributes: [VectorAttribute] = [.init("embedding", dimensions: 8)]
+    package static let indexes: [Index] = [.on("lang")]
+}
+
+/// A passage keyed by text, with a required embedding of 3 dimensions.
+package struct Point: Entity, Equatable {
+    package var id: String
+    package var position: Vector
+
+    package init(id: String, position: Vector) {
+        self.id = id
+        self.position = position
+    }
+
+    package static let vectorAttributes: [VectorAttribute] = [.init("position", dimensions: 3)]
+}
+
 /// The entities of the search checks' databases.
-let searchEntities: [any Entity.Type] = [Story.self, Memo.self, Person.self]
+let searchEntities: [any Entity.Type] = [Story.self, Memo.self, Person.self, Passage.self, Point.self]
 
 /// ``Story`` without its full-text indexes: an earlier or later version of the model.
 package struct PlainStory: Entity, Equatable {
@@ -61,4 +91,20 @@ package struct TitleStory: Entity, Equatable {
     package static var entityName: String { "Story" }
     package static let indexes: [Index] = [.on("section")]
     package static let fullTextIndexes: [FullTextIndex] = [.on("title")]
+}
+
+/// ``Passage`` before its embedding was declared a vector: an earlier or later version of the model.
+package struct PlainPassage: Entity, Equatable {
+    package var id: Int64
+    package var lang: String
+    package var embedding: Data?
+
+    package init(id: Int64, lang: String, embedding: Data?) {
+        self.id = id
+        self.lang = lang
+        self.embedding = embedding
+    }
+
+    package static var entityName: String { "Passage" }
+    package static let indexes: [Index] = [.on("lang")]
 }

@@ -33,6 +33,8 @@ struct Inspect: ParsableCommand {
             var relationships: [Relationship]
             /// The entity's full-text indexes; left out of the JSON when it has none.
             var fullTextIndexes: [FullTextIndex]?
+            /// The entity's vector attributes; left out of the JSON when it has none.
+            var vectorAttributes: [VectorAttribute]?
         }
         var store: String
         var backend: String
@@ -63,7 +65,9 @@ struct Inspect: ParsableCommand {
                         name: layout.entity.name, records: try opened.count(layout),
                         primaryKey: layout.entity.primaryKey, attributes: layout.entity.attributes,
                         indexes: layout.entity.indexes, relationships: layout.entity.relationships,
-                        fullTextIndexes: layout.entity.fullTextIndexes.isEmpty ? nil : layout.entity.fullTextIndexes)
+                        fullTextIndexes: layout.entity.fullTextIndexes.isEmpty ? nil : layout.entity.fullTextIndexes,
+                        vectorAttributes: layout.entity.vectorAttributes.isEmpty
+                            ? nil : layout.entity.vectorAttributes)
                 },
                 detailText: Dictionary(details.map { ($0.label, $0.value) }, uniquingKeysWith: { $1 }))
         }
@@ -87,10 +91,13 @@ struct Inspect: ParsableCommand {
             lines.append("")
             lines.append("\(entity.name) — \(entity.records) records, key \(entity.primaryKey)")
             let width = entity.attributes.map(\.name.count).max() ?? 0
+            let vectors = Dictionary(
+                (entity.vectorAttributes ?? []).map { ($0.attribute, $0.dimensions) }, uniquingKeysWith: { $1 })
             for attribute in entity.attributes {
                 lines.append(
                     "  " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                        + attribute.type.rawValue + (attribute.isOptional ? "?" : ""))
+                        + attribute.type.rawValue + (attribute.isOptional ? "?" : "")
+                        + (vectors[attribute.name].map { " (vector of \($0) dimensions)" } ?? ""))
             }
             for index in entity.indexes {
                 lines.append(

@@ -1,0 +1,41 @@
+import Foundation
+@_spi(PersistenceBackend) import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceEngine
+
+extension LMDBStorage {
+    /// The vectors where the map holds them (a sealed record's decrypted once, in temporary memory): the condition
+    /// tested on the attributes it reads, the key and the vector taken from the record's bytes without decoding the
+    /// rest or copying the vector.
+    @_spi(PersistenceBackend) public func scanVectors(
+        at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
+        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
+        let store = stores.all[entity]
+        instrumentation.trace("query", entity: store.layout.entity.name)
+        let condition = try condition.map { $0.isRelated ? try answeringRelated($0) : $0 }
+        let attributes = store.layout.names.count
+        let wanted = condition.map { StoredProbe($0, attributes: attributes, decodesMatches: false).wanted } ?? []
+        var probed: [Value] = []
+        let scan = { (storedKey: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer) throws -> Bool in
+            try self.cancellation?.check()
+            do {
+                try self.sealer.withPlain(stored, entity: store, key: storedKey) { plain in
+                    if let condition {
+                        try RecordCodec.decode(plain, only: wanted, into: &probed)
+                        guard probed.count == attributes else { throw RecordCodec.damaged() }
+                        guard condition.matches(probed) else { return }
+                    }
+                    guard let vector = try RecordCodec.blob(at: attribute, in: plain) else { return }
+                    try visit(RecordCodec.value(at: key, in: plain), vector)
+                }
+            } catch let error as PersistenceError where error.code == .corrupt || error.code == .authenticationFailed {
+                throw self.failure(error, of: store, key: storedKey)
+            }
+            return true
+        }
+        guard let start = condition.flatMap({ lowerBound($0, store) }) else {
+            return try transaction.forEach(store.dbi, scan)
+        }
+        try transaction.forEach(store.dbi, from: start, scan)
+    }
+}

@@ -324,10 +324,12 @@ COMMITS ?=
 TOOL_ROWS ?=
 MIGRATION_ROWS ?=
 SEARCH_DOCUMENTS ?=
+VECTORS ?=
 ONLY ?=
 COMPARE_ARGS := $(if $(N),--n $(N)) $(if $(RUNS),--runs $(RUNS)) $(if $(COMMITS),--commits $(COMMITS)) \
 	$(if $(TOOL_ROWS),--tool-rows $(TOOL_ROWS)) $(if $(MIGRATION_ROWS),--migration-rows $(MIGRATION_ROWS)) \
-	$(if $(SEARCH_DOCUMENTS),--search-documents $(SEARCH_DOCUMENTS)) $(if $(ONLY),--only $(ONLY))
+	$(if $(SEARCH_DOCUMENTS),--search-documents $(SEARCH_DOCUMENTS)) $(if $(VECTORS),--vectors $(VECTORS)) \
+	$(if $(ONLY),--only $(ONLY))
 # T1–T3 run the root package's `persistence` executable as users run it: its release binary, a child process. It is
 # built through the Benchmarks package (which depends on the root by path): the same sources in release, in the
 # build directory that already holds every library it links (a root build of its own would compile SwiftNIO,
@@ -345,7 +347,7 @@ SMOKE_BUILD := $(SWIFT) build --package-path $(BENCH_PACKAGE) --scratch-path $(C
 SMOKE_BIN = $$($(SMOKE_BUILD) --show-bin-path)
 # The smoke run's JSON goes to a scratch file, never over .benchmarks/compare.json.
 SMOKE_JSON := .build/bench-smoke.json
-SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 RS1/insert RS1/fetch-indexed RS1/delete-all RS2/query RS2/delete-all R1 F1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 M3 O1 O2 Y1 Y2 Y3 Y4 T1 T2 T3
+SMOKE_WORKLOADS := S1 S2 S3 S4 S5 S6 S7 S8 D1 N1 RS1/insert RS1/fetch-indexed RS1/delete-all RS2/query RS2/delete-all R1 F1 V1 G1 A1 E1 P1 P2 P3 P4 P5 P6 P7 L1 L4 L6 K M M2 M3 O1 O2 Y1 Y2 Y3 Y4 T1 T2 T3
 BENCH_LINT_PATHS := $(BENCH_PACKAGE)/Package.swift $(BENCH_PACKAGE)/Sources $(BENCH_PACKAGE)/Benchmarks
 
 compare: deps
@@ -378,7 +380,7 @@ bench-smoke: deps
 	@echo "==> bench-smoke: compare at tiny sizes"
 	scripts/with-postgres.sh "$(SMOKE_BIN)/compare" \
 		--n 2000 --lookups 2000 --postgres-lookups 2000 --writer-commits 160 --runs 1 --memory-rows 20000 \
-		--migration-rows 2000 --aggregate-rows 2000 --search-documents 500 --northwind-fetches 2 --realm-users 2000 --realm-students 500 --commits 100 \
+		--migration-rows 2000 --aggregate-rows 2000 --search-documents 500 --vectors 500 --northwind-fetches 2 --realm-users 2000 --realm-students 500 --commits 100 \
 		--sync-rows 2000 --sync-push-records 2000 --sync-resume-records 2000 --tool-rows 2000 --tool-binary "$(SMOKE_BIN)/persistence" --json $(SMOKE_JSON)
 	@if command -v python3 >/dev/null 2>&1; then \
 		python3 -c 'import json, sys; json.load(open(sys.argv[1]))' $(SMOKE_JSON) \

@@ -57,10 +57,13 @@ let package = Package(
 
         // Marks each timed operation for callgrind (`make instructions`); no-ops outside valgrind.
         .target(name: "CallgrindMarkers"),
+        // V1's baseline: nearest neighbours by a plain C loop over floats in memory.
+        .target(name: "RawVectors", cSettings: [.unsafeFlags(["-O2"])]),
         .target(
             name: "Workloads",
             dependencies: [
                 "CallgrindMarkers",
+                "RawVectors",
                 "RawSQLite",
                 "RawLMDB",
                 .product(name: "PersistenceSQLite", package: "persistence"),

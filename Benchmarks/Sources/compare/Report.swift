@@ -32,6 +32,8 @@ struct Report {
         if !reconcile.isEmpty { sections.append(reconcileTable(reconcile)) }
         let search = rows.filter { $0.workload == FullTextSubject.workload }
         if !search.isEmpty { sections.append(fullTextTable(search)) }
+        let vectors = rows.filter { $0.workload == VectorSubject.workload }
+        if !vectors.isEmpty { sections.append(vectorTable(vectors)) }
         let cascade = rows.filter { $0.workload == CascadeSubject.workload }
         if !cascade.isEmpty { sections.append(cascadeTable(cascade)) }
         let eager = rows.filter { $0.workload == EagerLoadSubject.workload }

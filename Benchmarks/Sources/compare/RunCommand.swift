@@ -43,6 +43,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Documents F1 indexes and searches (full-text search; 0 skips F1).")
     var searchDocuments = 100_000
 
+    @Option(help: "Vectors of 384 dimensions V1 ranks by cosine (nearest neighbours; 0 skips V1).")
+    var vectors = 100_000
+
     @Option(
         help: "Timed reads of the Northwind table in N1 (the suite's 500; 0 skips N1), after as many warm-ups up to 10."
     )
@@ -83,7 +86,7 @@ struct RunCommand: ParsableCommand {
 
     @Option(
         help: """
-            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, F1, G1, A1, E1, P1–P7, L1, L4, L5, L6, K, M, M2, M3, O1, \
+            Comma-separated workload ids to run (S1–S8, D1, N1, RS1, RS2, R1, F1, V1, G1, A1, E1, P1–P7, L1, L4, L5, L6, K, M, M2, M3, O1, \
             O2, 
             Y1–Y4, T1–T3); all when omitted. \
             P1–P7 and Y1–Y4 need a PostgreSQL server: PERSISTENCE_POSTGRES_URL (scripts/with-postgres.sh sets it); T1–T3 the \
@@ -193,8 +196,10 @@ struct RunCommand: ParsableCommand {
             } else if id == .r1 {
                 rows += try ReconcileHarness(rows: n, runs: runs, scratch: scratch).measure()
             } else if id == .f1, searchDocuments > 0 {
-                rows += try FullTextHarness(documents: searchDocuments, runs: runs, scratch: scratch, server: server)
+                rows += try SearchHarness(documents: searchDocuments, runs: runs, scratch: scratch, server: server)
                     .measure()
+            } else if id == .v1, vectors > 0 {
+                rows += try SearchHarness(vectors: vectors, runs: runs, scratch: scratch, server: server).measure()
             } else if id == .g1 {
                 rows += try GraphHarness(runs: runs, scratch: scratch).measureCascade(descendants: n)
             } else if id == .e1 {

@@ -18,6 +18,7 @@ enum WorkloadID: String, CaseIterable, ExpressibleByArgument {
     case rs2 = "RS2"
     case r1 = "R1"
     case f1 = "F1"
+    case v1 = "V1"
     case g1 = "G1"
     case a1 = "A1"
     case e1 = "E1"

@@ -130,17 +130,21 @@ final class OursFullTextStore<D: Database>: FullTextSearching {
         try database.recover(SearchDocument.self, query: Query(search: .matching(query), limit: limit)).map(\.id)
     }
 
-    func size() throws -> Int {
-        if let file { return fileSize(file) }
-        guard let postgres = database as? PostgresDatabase else { return 0 }
-        let total = try postgres.read { context in
-            try context.scalar(
-                "SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c JOIN pg_namespace n "
-                    + "ON n.oid = c.relnamespace WHERE n.nspname = 'bench_search' AND c.relkind IN ('r', 't')")
-        }
-        if case .integer(let bytes)? = total { return Int(bytes) }
-        return 0
+    func size() throws -> Int { try storeSize(database, file: file, schema: "bench_search") }
+}
+
+/// A store's size on disk, in bytes: its file's (with the write-ahead log's), or on PostgreSQL its schema's
+/// relations'.
+func storeSize(_ database: some Database, file: URL?, schema: String) throws -> Int {
+    if let file { return fileSize(file) }
+    guard let postgres = database as? PostgresDatabase else { return 0 }
+    let total = try postgres.read { context in
+        try context.scalar(
+            "SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c JOIN pg_namespace n "
+                + "ON n.oid = c.relnamespace WHERE n.nspname = '\(schema)' AND c.relkind IN ('r', 't')")
     }
+    if case .integer(let bytes)? = total { return Int(bytes) }
+    return 0
 }
 
 /// A store file's size with its write-ahead log's, in bytes.

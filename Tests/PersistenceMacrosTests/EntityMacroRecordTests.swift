@@ -107,6 +107,18 @@ struct Sealed: Equatable {
     }
 }
 
+/// An `@Entity` with vectors, stored as ``Passage`` is.
+@Entity
+struct MacroPassage: Equatable {
+    var id: Int64
+    var lang: String
+    var embedding: Vector?
+
+    static var entityName: String { "Passage" }
+    static let vectorAttributes: [VectorAttribute] = [.init("embedding", dimensions: 8)]
+    static let indexes: [Index] = [.on("lang")]
+}
+
 struct EntityMacroRecordTests {
     static let values: [AllTypes] = {
         var high = AllTypes.sample(id: 1)
@@ -138,6 +150,30 @@ struct EntityMacroRecordTests {
             .encode(RenamedCodable(id: "a", fullName: "Ada", rank: 3))
         #expect(renamed == twin)
         #expect(try SchemaCache.layout(for: Renamed.self).names == ["id", "full_name", "rank"])
+    }
+
+    @Test func storesVectorsAsCodableDoesAndRefusesOtherDimensions() throws {
+        let vector = Vector([1, -2, 0.5, 0, -0.0, 3e-39, 7, 8])
+        let codable = try RecordWriter(layout: SchemaCache.layout(for: Passage.self))
+            .encode(Passage(id: 1, lang: "en", embedding: vector))
+        let writer = RecordWriter(layout: try SchemaCache.layout(for: MacroPassage.self))
+        #expect(try writer.encode(MacroPassage(id: 1, lang: "en", embedding: vector)) == codable)
+        #expect(throws: PersistenceError.self) {
+            try writer.encode(MacroPassage(id: 2, lang: "en", embedding: Vector([1, 2])))
+        }
+        try withTemporaryDirectory { directory in
+            var builder = SQLiteBuilder(databaseName: "Vectors", entities: [MacroPassage.self])
+            builder.directory = directory
+            let db = try builder.create()
+            defer { try? db.close() }
+            try db.create([
+                MacroPassage(id: 1, lang: "en", embedding: vector), MacroPassage(id: 2, lang: "fr", embedding: nil),
+            ])
+            #expect(try db.recover(MacroPassage.self, id: 1)?.embedding == vector)
+            let nearest = try db.nearest(
+                MacroPassage.self, Query(nearest: .to(vector, in: "embedding", by: .euclidean), limit: 5))
+            #expect(nearest.map(\.record.id) == [1] && nearest.first?.distance == 0)
+        }
     }
 
     @Test func readsEntitiesWithoutAMemberwiseInitializer() throws {

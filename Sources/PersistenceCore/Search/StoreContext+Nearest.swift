@@ -100,10 +100,12 @@ extension StoreContext {
             at: vector.position, key: layout.primaryKeyIndex, where: resolved.condition, entity: position
         ) { key, stored in
             guard stored.count == bytes else {
+                // Named by entity and attribute only: errors never hold stored values (verify() names the record).
                 throw PersistenceError(
                     .typeMismatch,
-                    "the \(layout.entity.name) record \(key) holds no vector of \(vector.dimensions) dimensions in "
-                        + "'\(vector.name)' (stored before it was declared so?); verify() lists such records")
+                    "a '\(layout.entity.name)' record holds \(stored.count) bytes in '\(vector.name)', no vector of "
+                        + "\(vector.dimensions) dimensions (stored before it was declared so?); verify() lists such "
+                        + "records")
             }
             batch.add(key: key, bytes: stored)
             if batch.isFull { batch.take(distance) { ranking.add(key: $0, distance: $1) } }

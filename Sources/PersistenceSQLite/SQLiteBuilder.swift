@@ -41,6 +41,15 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
     public var busyTimeout: Duration = .seconds(5)
     /// Durability at commit.
     public var synchronous: Synchronous = .full
+    /// How many bytes of stored vectors nearest-neighbour queries may keep copied in memory, for all vector
+    /// attributes together (256 MiB by default; 0 keeps none).
+    ///
+    /// A nearest query that ranks every record of an entity in a read copies the vectors it read (4 bytes a
+    /// dimension, and the keys); the next ones rank the copy, about twice as fast, while no commit — of this
+    /// database, another one on the file or another process — has changed the store since. The first query after
+    /// a change reads the store again. An attribute whose vectors pass the limit is never copied; a query with a
+    /// condition always reads the store.
+    public var maximumVectorCacheBytes = 256 << 20
     /// The model versions the app shipped before ``model`` and the mapping models between them: how ``create()``
     /// migrates a store written with an older version, step by step (see ``MigrationPlan``).
     ///
@@ -95,6 +104,9 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
         guard (1...64).contains(maximumReaders) else {
             throw PersistenceError(.invalidConfiguration, "maximumReaders must be between 1 and 64")
         }
+        guard maximumVectorCacheBytes >= 0 else {
+            throw PersistenceError(.invalidConfiguration, "maximumVectorCacheBytes can't be negative")
+        }
         guard busyTimeout >= .zero else {
             throw PersistenceError(.invalidConfiguration, "busyTimeout can't be negative")
         }
@@ -121,7 +133,8 @@ public struct SQLiteBuilder: FileBackedDatabaseBuilder {
         return try instrumentation.opening {
             let database = try SQLiteDatabase(
                 path: path, inMemory: inMemory, model: model, layouts: layouts, maximumReaders: maximumReaders,
-                busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: synchronous, migration: migration,
+                maximumVectorCacheBytes: maximumVectorCacheBytes, busyTimeoutMilliseconds: busyTimeoutMilliseconds,
+                synchronous: synchronous, migration: migration,
                 instrumentation: instrumentation)
             return try database.buildingFullTextIndexes(schemaVersion: model.version, model: model)
         }

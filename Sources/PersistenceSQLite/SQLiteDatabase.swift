@@ -24,6 +24,9 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
     let readers: ConnectionPool<Connection>?
     let runner: TransactionRunner
     let instrumentation: Instrumentation
+    /// The stored vectors nearest queries copied, shared by every connection (``VectorCache``); `nil` when the
+    /// builder allows none.
+    let vectorCache: VectorCache?
     private let driver: TransactionDriver
     /// Where commits are published to observers.
     @_spi(PersistenceBackend) public let observationHub = ObservationHub()
@@ -32,10 +35,13 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
 
     init(
         path: String, inMemory: Bool, model: Model, layouts: [RecordLayout], maximumReaders: Int,
-        busyTimeoutMilliseconds: Int32, synchronous: SQLiteBuilder.Synchronous, migration: SQLiteMigration,
-        instrumentation: Instrumentation
+        maximumVectorCacheBytes: Int, busyTimeoutMilliseconds: Int32, synchronous: SQLiteBuilder.Synchronous,
+        migration: SQLiteMigration, instrumentation: Instrumentation
     ) throws {
         self.instrumentation = instrumentation
+        vectorCache =
+            maximumVectorCacheBytes > 0 && layouts.contains { !$0.vectors.isEmpty }
+            ? VectorCache(limit: maximumVectorCacheBytes) : nil
         // Held from before the file is touched, so the store can't be deleted while it opens.
         registration = inMemory ? nil : StoreFiles.register(URL(fileURLWithPath: path))
         let connection = try Connection(path: path, readOnly: false, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
@@ -90,6 +96,7 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
         // closing last, checkpoints the WAL and removes the -wal and -shm files.
         readers?.close()
         try writer.close()
+        vectorCache?.removeAll()
         registration?.end()
     }
 
@@ -180,7 +187,8 @@ public final class SQLiteDatabase: FileBackedDatabase, MigratingDatabase, Sendab
             context: { recorder in
                 SQLiteContext(
                     storage: SQLiteStorage(
-                        connection: connection, mappings: mappings, instrumentation: instrumentation),
+                        connection: connection, mappings: mappings, instrumentation: instrumentation,
+                        vectorCache: vectorCache, readsOnly: !writable),
                     graph: mappings.graph, recorder: recorder, instrumentation: instrumentation)
             }, body)
     }

@@ -24,13 +24,22 @@ public final class SQLiteStorage: RecordStorage {
     let connection: Connection
     let mappings: EntityLookup<TableMapping>
     let instrumentation: Instrumentation
+    /// The database's copies of stored vectors (``VectorCache``), or `nil` where nearest queries always scan.
+    let vectorCache: VectorCache?
+    /// Whether the transaction only reads: only a read copies vectors into ``vectorCache`` (it sees committed data).
+    let readsOnly: Bool
     /// How many savepoints are open.
     private var savepointDepth = 0
 
-    init(connection: Connection, mappings: EntityLookup<TableMapping>, instrumentation: Instrumentation) {
+    init(
+        connection: Connection, mappings: EntityLookup<TableMapping>, instrumentation: Instrumentation,
+        vectorCache: VectorCache? = nil, readsOnly: Bool = false
+    ) {
         self.connection = connection
         self.mappings = mappings
         self.instrumentation = instrumentation
+        self.vectorCache = vectorCache
+        self.readsOnly = readsOnly
     }
 
     /// After some errors (SQLITE_FULL, SQLITE_IOERR…) SQLite rolls the whole transaction back: never let later
@@ -203,15 +212,38 @@ public final class SQLiteStorage: RecordStorage {
         }
     }
 
-    /// The vectors in place: the blob of each selected row read where SQLite holds it, no copy a row.
+    /// The vectors in place: the blob of each selected row read where SQLite holds it, no copy a row — or, for every
+    /// record of the entity, from the database's ``VectorCache`` while this connection still sees the data a read
+    /// copied there (which an unconditioned scan in a read transaction does).
     @_spi(PersistenceBackend) public func scanVectors(
         at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
         _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         let query = ResolvedQuery.selecting(condition, key: key)
+        guard condition == nil, let vectorCache,
+            let vector = mappings.all[entity].layout.vectors.first(where: { $0.position == attribute })
+        else {
+            return try forEachRow(query, mappings.all[entity], columns: [key, attribute]) { statement in
+                guard let bytes = statement.blob(at: 1) else { return }
+                try visit(statement.value(at: 0), bytes)
+            }
+        }
+        // Read in the transaction: the stamp of its snapshot, which the scan below reads too.
+        let stamp = VectorCache.Stamp(
+            connection: connection.serial, dataVersion: try connection.dataVersion(),
+            changes: connection.totalChanges)
+        if let entry = vectorCache.entry(entity: entity, attribute: attribute, at: stamp) {
+            return try entry.forEach(visit)
+        }
+        var builder = readsOnly ? VectorCacheBuilder(stride: vector.dimensions * 4, limit: vectorCache.limit) : nil
         try forEachRow(query, mappings.all[entity], columns: [key, attribute]) { statement in
             guard let bytes = statement.blob(at: 1) else { return }
-            try visit(statement.value(at: 0), bytes)
+            let key = statement.value(at: 0)
+            builder?.add(key: key, bytes: bytes)
+            try visit(key, bytes)
+        }
+        if let entry = builder?.build() {
+            vectorCache.keep(entry, entity: entity, attribute: attribute, at: stamp)
         }
     }
 

@@ -2,6 +2,7 @@ internal import CSQLite
 import Foundation
 import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
+import Synchronization
 
 /// What a cached statement is for.
 enum StatementKey: Hashable {
@@ -27,6 +28,10 @@ final class Connection {
     /// Whether the connection's SQLite has FTS5, and the function full-text searches count with
     /// (``FullTextCounts``): full-text indexes are FTS5 tables then, and searches read the records otherwise.
     let hasFullText: Bool
+    /// This connection's number among every connection the process opened: never reused (``VectorCache``'s stamps
+    /// name connections by it).
+    let serial = Connection.serials.add(1, ordering: .relaxed).newValue
+    private static let serials = Atomic<UInt64>(0)
     private var sqlStatementCount = 0
     /// The most statements from free SQL text kept prepared; past this the SQL ones are dropped.
     private static let sqlCacheLimit = 256
@@ -159,6 +164,19 @@ final class Connection {
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Rows changed by every INSERT, UPDATE and DELETE this connection ran, triggers' included, whether their
+    /// transactions committed or not.
+    var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
+    /// `PRAGMA data_version`: changes whenever another connection (another process too) commits to the file, never
+    /// for this connection's own commits. Read in a transaction, it is the transaction's snapshot's.
+    func dataVersion() throws -> Int64 {
+        guard case .integer(let version)? = try scalar("PRAGMA data_version") else {
+            throw PersistenceError(.backend, "SQLite answered PRAGMA data_version with no integer")
+        }
+        return version
+    }
 
     /// The first column of the first row of a query, or `nil` when there is no row.
     func scalar(_ sql: String, _ arguments: [Value] = []) throws -> Value? {

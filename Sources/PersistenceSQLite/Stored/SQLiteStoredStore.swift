@@ -96,7 +96,7 @@ package final class SQLiteStoredStore: StoredStore {
         try checkOpen()
         var verifier = SQLiteVerifier(connection: connection, mappings: mappings)
         var report = try verifier.run()
-        try verifyReferences(into: &report)
+        try verifyReferencesAndFullTextIndexes(into: &report)
         return report
     }
 

@@ -32,7 +32,7 @@ extension SQLiteDatabase {
                 var verifier = SQLiteVerifier(connection: context.storage.connection, mappings: mappings.all)
                 var report = try verifier.run()
                 finished = report
-                try context.verifyReferences(into: &report)
+                try context.verifyReferencesAndFullTextIndexes(into: &report)
                 finished = report
                 return report
             }

@@ -67,6 +67,9 @@ public struct FullTextSearch: Sendable, Hashable {
     /// The terms, in the text's order; empty when the text has no words (it matches nothing).
     @_spi(PersistenceBackend) public var phrases: [Phrase]
 
+    /// A plan of these terms.
+    package init(phrases: [Phrase]) { self.phrases = phrases }
+
     /// The plan of `text` for an index cut by `analyzer`.
     package init(_ text: String, analyzer: FullTextAnalyzer) {
         var phrases: [Phrase] = []

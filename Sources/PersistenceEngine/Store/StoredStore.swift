@@ -107,6 +107,18 @@ extension StoredStore {
 }
 
 extension StoredStore {
+    /// What every backend's `verify()` of a stored store checks once the records themselves are checked: the
+    /// references (``verifyReferences(into:)``) and the full-text indexes, as an app's `verify()` does.
+    package func verifyReferencesAndFullTextIndexes(into report: inout VerificationReport) throws {
+        try verifyReferences(into: &report)
+        for (position, layout) in layouts.enumerated() where !layout.fullTextIndexes.isEmpty {
+            guard let (storage, entity) = try storage(for: position) else { continue }
+            try storage.verifyFullTextIndexes(of: layout, entity: entity, into: &report)
+        }
+    }
+}
+
+extension StoredStore {
     /// Adds a ``VerificationProblem/Kind/danglingReference`` problem for each non-`nil` foreign key of a to-one
     /// relationship that names no stored record of its target (the stored schema's relationships; one lookup per
     /// reference). An entity whose records the report already finds damaged is skipped.

@@ -303,7 +303,7 @@ package final class LMDBStoredStore: StoredStore {
                     .schemaMismatch, entity: entity,
                     message: "the store has no database '\(database)' that its schema declares"))
         }
-        try verifyReferences(into: &report)
+        try verifyReferencesAndFullTextIndexes(into: &report)
         return report
     }
 

@@ -31,7 +31,7 @@ extension LMDBDatabase {
             var verifier = LMDBVerifier(
                 transaction: context.transaction, stores: stores.all, sealer: try sealer, metaDBI: metaDBI)
             var report = try verifier.run()
-            try context.verifyReferences(into: &report)
+            try context.verifyReferencesAndFullTextIndexes(into: &report)
             return report
         }
     }

@@ -99,7 +99,7 @@ package final class PostgresStoredStore: StoredStore {
         try checkOpen()
         var verifier = PostgresVerifier(
             connection: connection, schema: schema, tables: tables
-        ) { [self] report in try verifyReferences(into: &report) }
+        ) { [self] report in try verifyReferencesAndFullTextIndexes(into: &report) }
         return try verifier.run()
     }
 

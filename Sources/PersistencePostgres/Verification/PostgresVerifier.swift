@@ -15,8 +15,8 @@ struct PostgresVerifier {
     let tables: [PostgresTable]
     /// Runs one statement (the context's `run`, which traces and marks its transaction failed on an error).
     private let query: (_ sql: String, _ values: [Value], _ textAsBytes: Bool) throws -> PostgresQueryResult
-    /// Adds the dangling references to the report.
-    private let verifyReferences: (inout VerificationReport) throws -> Void
+    /// Adds the dangling references and the full-text indexes' problems to the report.
+    private let verifyReferencesAndFullTextIndexes: (inout VerificationReport) throws -> Void
     private var report = VerificationReport()
 
     /// Checks the store of `context`'s database.
@@ -25,19 +25,19 @@ struct PostgresVerifier {
         schema = context.storage.schema
         tables = context.storage.tables.all
         query = { try context.storage.run($0, $1, textAsBytes: $2) }
-        verifyReferences = { try context.verifyReferences(into: &$0) }
+        verifyReferencesAndFullTextIndexes = { try context.verifyReferencesAndFullTextIndexes(into: &$0) }
     }
 
     /// Checks a store through its stored schema's tables, on a connection in a read transaction.
     init(
         connection: ServerConnection, schema: String, tables: [PostgresTable],
-        verifyReferences: @escaping (inout VerificationReport) throws -> Void
+        verifyReferencesAndFullTextIndexes: @escaping (inout VerificationReport) throws -> Void
     ) {
         self.connection = connection
         self.schema = schema
         self.tables = tables
         query = { try connection.run($0, $1, textAsBytes: $2) }
-        self.verifyReferences = verifyReferences
+        self.verifyReferencesAndFullTextIndexes = verifyReferencesAndFullTextIndexes
     }
 
     mutating func run() throws -> VerificationReport {
@@ -48,7 +48,7 @@ struct PostgresVerifier {
             try verifyIndexes(of: table)
             try verifyRows(of: table, present: present)
         }
-        try verifyReferences(&report)
+        try verifyReferencesAndFullTextIndexes(&report)
         return report
     }
 

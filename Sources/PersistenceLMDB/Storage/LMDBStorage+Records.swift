@@ -229,31 +229,7 @@ extension LMDBStorage {
         if let condition, condition.isRelated {
             return try visitMatching(answeringRelated(condition), store, decodingMatches: decodingMatches, visit)
         }
-        if let condition, let keys = primaryKeys(condition, store) {
-            for key in keys {
-                try cancellation?.check()
-                guard let values = try load(key, store), condition.matches(values) else { continue }
-                guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
-            }
-            return
-        }
-        if let condition, let answer = try candidates(condition, store) {
-            for (key, filed) in answer.keys.sorted(by: { $0.key.precedesBytewise($1.key) }) {
-                try cancellation?.check()
-                // In a sound store every key an index holds names a record whose indexed value is the one it is
-                // filed under: anything else is damage, said as such — never a record quietly left out.
-                guard let values = try load(key, store) else {
-                    throw damagedIndex(answer.index, of: store, key: key, "names no record")
-                }
-                guard ResolvedCondition.comparison(answer.position, .equal, filed).matches(values) else {
-                    throw damagedIndex(answer.index, of: store, key: key, "files a record under values it doesn't hold")
-                }
-                // The rest of a compound condition may legitimately not hold.
-                guard answer.isWhole || condition.matches(values) else { continue }
-                guard try key.withUnsafeBytes({ try visit($0, values) }) else { return }
-            }
-            return
-        }
+        if let condition, try visitByKeys(condition, store, visit) { return }
         // One array for the whole scan, refilled in place while no visitor keeps it (see `LMDBStorage.scan`).
         var values: [Value] = []
         guard let condition else {
@@ -276,6 +252,40 @@ extension LMDBStorage {
         }
         guard let start = lowerBound(condition, store) else { return try transaction.forEach(store.dbi, scan) }
         try transaction.forEach(store.dbi, from: start, scan)
+    }
+
+    /// Calls `visit` as ``visitMatching(_:_:decodingMatches:_:)`` does with the records a condition on the primary
+    /// key names, or that an index finds, read by key — `true` — or does nothing and returns `false` when the
+    /// condition is neither (a scan must answer it). The condition is unrelated (see `answeringRelated`).
+    func visitByKeys(
+        _ condition: ResolvedCondition, _ store: EntityStore, _ visit: (UnsafeRawBufferPointer, [Value]) throws -> Bool
+    ) throws -> Bool {
+        if let keys = primaryKeys(condition, store) {
+            for key in keys {
+                try cancellation?.check()
+                guard let values = try load(key, store), condition.matches(values) else { continue }
+                guard try key.withUnsafeBytes({ try visit($0, values) }) else { return true }
+            }
+            return true
+        }
+        if let answer = try candidates(condition, store) {
+            for (key, filed) in answer.keys.sorted(by: { $0.key.precedesBytewise($1.key) }) {
+                try cancellation?.check()
+                // In a sound store every key an index holds names a record whose indexed value is the one it is
+                // filed under: anything else is damage, said as such — never a record quietly left out.
+                guard let values = try load(key, store) else {
+                    throw damagedIndex(answer.index, of: store, key: key, "names no record")
+                }
+                guard ResolvedCondition.comparison(answer.position, .equal, filed).matches(values) else {
+                    throw damagedIndex(answer.index, of: store, key: key, "files a record under values it doesn't hold")
+                }
+                // The rest of a compound condition may legitimately not hold.
+                guard answer.isWhole || condition.matches(values) else { continue }
+                guard try key.withUnsafeBytes({ try visit($0, values) }) else { return true }
+            }
+            return true
+        }
+        return false
     }
 
     /// The record key a condition's lower bound on the primary key (`>` or `>=` a value of the key's storage class,

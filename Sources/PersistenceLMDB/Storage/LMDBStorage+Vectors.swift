@@ -5,7 +5,8 @@ import Foundation
 extension LMDBStorage {
     /// The vectors where the map holds them (a sealed record's decrypted once, in temporary memory): the condition
     /// tested on the attributes it reads, the key and the vector taken from the record's bytes without decoding the
-    /// rest or copying the vector.
+    /// rest or copying the vector. A condition naming primary keys, or that an index answers, reads only the records
+    /// it names, by key, whole.
     @_spi(PersistenceBackend) public func scanVectors(
         at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
         _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
@@ -13,6 +14,16 @@ extension LMDBStorage {
         let store = stores.all[entity]
         instrumentation.trace("query", entity: store.layout.entity.name)
         let condition = try condition.map { $0.isRelated ? try answeringRelated($0) : $0 }
+        let whole = { (_: UnsafeRawBufferPointer, values: [Value]) throws -> Bool in
+            switch values[attribute] {
+            case .null: break
+            case .blob(let data): try data.withUnsafeBytes { try visit(values[key], $0) }
+            // Not bytes: no vector of any dimension, which the context reports.
+            default: try visit(values[key], UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+            return true
+        }
+        if let condition, try visitByKeys(condition, store, whole) { return }
         let attributes = store.layout.names.count
         let wanted = condition.map { StoredProbe($0, attributes: attributes, decodesMatches: false).wanted } ?? []
         var probed: [Value] = []

@@ -110,6 +110,17 @@ final class ServerConnection: @unchecked Sendable {
         }
     }
 
+    /// Runs one statement with `bindings` bound to `$1…` as they are: for values of types `Value` has none of (the
+    /// `float4[]` of a vector's elements).
+    @discardableResult
+    func run(_ sql: String, bindings: PostgresBindings) throws -> PostgresQueryResult {
+        do {
+            return try awaitAnswer(connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger))
+        } catch {
+            throw translate(statementError: error)
+        }
+    }
+
     /// Runs one statement with values bound to `$1…`, handing each row to `onRow` on the calling thread as the rows
     /// arrive: the connection's event loop only receives and queues them, so decoding here overlaps with receiving
     /// there. An error `onRow` throws stops the query (its remaining rows are dropped unread) and is rethrown once the

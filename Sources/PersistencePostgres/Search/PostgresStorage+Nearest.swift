@@ -7,6 +7,10 @@ import PostgresNIO
 /// Nearest neighbours ranked in the server, over each vector attribute's table of elements (``PostgresVectorTable``):
 /// one statement computes every selected record's distance, sorts, and sends only the window's keys and distances.
 extension PostgresStorage {
+    /// The window of the ranking, computed by the server; `nil` (the context ranks) for an attribute without a table
+    /// of elements.
+    /// - Throws: ``PersistenceError/Code/typeMismatch`` when a selected record holds a value that is no vector of the
+    ///   attribute's dimensions, named by entity and attribute only.
     @_spi(PersistenceBackend) public func nearest(
         _ distance: VectorDistance, at attribute: Int, where condition: ResolvedCondition?, entity: Int,
         offset: Int, limit: Int?

@@ -70,8 +70,8 @@ extension PostgresSchemaStore {
                 try row.read(as: classes, into: &values)
                 records.append((values[0], values[1]))
             }
-            try PostgresStorage.writeVectors(records, into: vectors) { sql, bindings in
-                try connection.run(sql, bindings: bindings)
+            try PostgresStorage.writeVectors(records, into: vectors) { sql, data in
+                try connection.runPrepared(sql, data: data)
             }
             if rows.count < PostgresVectorTable.rowsPerStatement { break }
         }

@@ -82,36 +82,42 @@ extension PostgresStorage {
         }
     }
 
-    /// Writes the rows of records with these keys and stored vector values into `vectors`' table, a statement per
-    /// ``PostgresVectorTable/rowsPerStatement``; a value that is no vector of its dimensions gets a row of `NULL`s.
+    /// Writes the rows of records with these keys and stored vector values into `vectors`' table; a value that is no
+    /// vector of its dimensions gets a row of `NULL`s.
     func writeVectors(_ records: [(key: Value, value: Value)], into vectors: PostgresVectorTable) throws {
-        try Self.writeVectors(records, into: vectors) { sql, bindings in
+        try Self.writeVectors(records, into: vectors) { sql, data in
             instrumentation.trace(sql, entity: vectors.entity)
-            try notingFailure { try connection.run(sql, bindings: bindings) }
+            try notingFailure { try connection.runPrepared(sql, data: data) }
         }
     }
 
-    /// Writes the rows of `records` into `vectors`' table through `run` (a statement and its bindings).
+    /// Writes the rows of `records` into `vectors`' table through `run` (a statement, prepared once per connection,
+    /// and its parameters): ``PostgresVectorTable/rowsPerStatement`` records a statement, the rest in statements of
+    /// a power of two records — a few statements of a few sizes, so each is parsed and planned once.
     static func writeVectors(
         _ records: [(key: Value, value: Value)], into vectors: PostgresVectorTable,
-        run: (String, PostgresBindings) throws -> Void
+        run: (String, [PostgresData]) throws -> Void
     ) throws {
         var start = 0
         while start < records.count {
-            let end = min(start + PostgresVectorTable.rowsPerStatement, records.count)
-            var bindings = PostgresBindings(capacity: (end - start) * 3)
-            for (key, value) in records[start..<end] {
-                bindings.append(key, textAsBytes: true)
+            let left = records.count - start
+            let count =
+                left >= PostgresVectorTable.rowsPerStatement
+                ? PostgresVectorTable.rowsPerStatement : 1 << (Int.bitWidth - 1 - left.leadingZeroBitCount)
+            var data: [PostgresData] = []
+            data.reserveCapacity(count * 3)
+            for (key, value) in records[start..<(start + count)] {
+                data.append(PostgresData(typed: key))
                 if let (squares, elements) = vectors.elements(of: value) {
-                    bindings.append(squares)
-                    bindings.append(elements)
+                    data.append(PostgresData(double: squares))
+                    data.append(PostgresData(realArray: elements))
                 } else {
-                    bindings.appendNull()
-                    bindings.appendNull()
+                    data.append(PostgresData(type: .float8))
+                    data.append(PostgresData(type: .float4Array))
                 }
             }
-            try run(vectors.upsertSQL(rows: end - start), bindings)
-            start = end
+            try run(vectors.upsertSQL(rows: count), data)
+            start += count
         }
     }
 }

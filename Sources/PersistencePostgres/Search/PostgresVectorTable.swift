@@ -34,6 +34,8 @@ struct PostgresVectorTable: Sendable {
     let tableName: String
     /// The quoted, schema-qualified table.
     let table: String
+    /// The column type of the entity's primary key.
+    let keyType: String
     /// The multi-row write of ``rowsPerStatement`` records, built once.
     private let fullUpsertSQL: String
 
@@ -47,26 +49,30 @@ struct PostgresVectorTable: Sendable {
         name = vector.name
         tableName = PostgresStorage.digestName("persistence_vec_", entity + "\0" + name)
         table = quote(schema) + "." + quote(tableName)
-        fullUpsertSQL = Self.upsertSQL(table: table, dimensions: dimensions, rows: Self.rowsPerStatement)
+        keyType = PostgresTable.columnType(layout.types[layout.primaryKeyIndex])
+        fullUpsertSQL = Self.upsertSQL(
+            table: table, keyType: keyType, dimensions: dimensions, rows: Self.rowsPerStatement)
     }
 
     /// `CREATE TABLE` for the table, its key referring to the entity's table `entityTable`.
     func creationSQL(entityTable: PostgresTable) -> String {
-        let keyType = PostgresTable.columnType(entityTable.layout.types[entityTable.layout.primaryKeyIndex])
         let elements = (1...dimensions).map { "e\($0) real" }.joined(separator: ", ")
         return "CREATE TABLE \(table) (key \(keyType) NOT NULL PRIMARY KEY REFERENCES \(entityTable.table) "
             + "(\(entityTable.primaryKeyColumn)) ON DELETE CASCADE, squares double precision, \(elements))"
     }
 
     /// Writes (or replaces) the rows of `rows` records: each binds its key, `squares` (`float8`) and its elements
-    /// (`float4[]`, one per column), or `NULL` twice for a stored value that is no vector.
+    /// (`real[]`, one per column), or `NULL` twice for a stored value that is no vector. Every parameter is cast:
+    /// the statement is prepared without its parameters' types.
     func upsertSQL(rows: Int) -> String {
         rows == Self.rowsPerStatement
-            ? fullUpsertSQL : Self.upsertSQL(table: table, dimensions: dimensions, rows: rows)
+            ? fullUpsertSQL : Self.upsertSQL(table: table, keyType: keyType, dimensions: dimensions, rows: rows)
     }
 
-    private static func upsertSQL(table: String, dimensions: Int, rows: Int) -> String {
-        let tuples = (0..<rows).map { "($\($0 * 3 + 1), $\($0 * 3 + 2)::float8, $\($0 * 3 + 3)::real[])" }
+    private static func upsertSQL(table: String, keyType: String, dimensions: Int, rows: Int) -> String {
+        let tuples = (0..<rows).map {
+            "($\($0 * 3 + 1)::\(keyType), $\($0 * 3 + 2)::float8, $\($0 * 3 + 3)::real[])"
+        }
         let elements = (1...dimensions).map { "e\($0)" }
         return "INSERT INTO \(table) (key, squares, \(elements.joined(separator: ", "))) SELECT v.k, v.s, "
             + (1...dimensions).map { "v.a[\($0)]" }.joined(separator: ", ")

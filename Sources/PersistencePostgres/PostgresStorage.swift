@@ -34,6 +34,10 @@ public final class PostgresStorage: RecordStorage {
     private var cursorDepth = 0
     /// The failure that ended the transaction on the server, if one did.
     var failure: PersistenceError?
+    /// Whether raw SQL changed something in this transaction: the tables of vector elements may no longer be the
+    /// stored vectors', so they are marked stale when it commits (``markVectorTablesStale()``) and this transaction
+    /// ranks in the client.
+    var rawSQLChanged = false
     /// Whether the transaction runs `READ COMMITTED` (``PostgresDatabase``'s `writeLockingRows`): its foreign-key
     /// checks then keep the records they find (``lockReferenced(keys:entity:)``).
     @_spi(PersistenceBackend) public let locksReferences: Bool
@@ -57,7 +61,10 @@ public final class PostgresStorage: RecordStorage {
     @_spi(PersistenceBackend) public func expire() {}
 
     /// A statement failed and the block went on: the server has aborted the transaction, which can't commit.
-    @_spi(PersistenceBackend) public func prepareCommit() throws { try checkUsable() }
+    @_spi(PersistenceBackend) public func prepareCommit() throws {
+        try checkUsable()
+        if rawSQLChanged { try markVectorTablesStale() }
+    }
 
     @_spi(PersistenceBackend) public func checkUsable(writing: Bool) throws { try checkUsable() }
 

@@ -88,4 +88,44 @@ struct NearestInServerTests {
             #expect(nearest.first?.distance == Self.cosine(query, query))
         }
     }
+
+    /// Raw SQL that changes records makes the elements' tables untrusted: the write that ran it, and every query after
+    /// its commit, rank in the client (seeing what the raw SQL wrote); the next opening builds the tables again.
+    @Test func rawSQLHandsTheRankingToTheClientUntilTheNextOpening() async throws {
+        try await offPool {
+            let log = CapturedLog()
+            var builder = try freshBuilder([Embedding16.self], "vraw")
+            builder.logger = log.logger()
+            defer { _ = try? builder.deleteStore() }
+            var db = try builder.create()
+            defer { try? db.close() }
+            try db.create((1...50).map { Embedding16(id: Int64($0), group: 0, embedding: Self.vector($0)) })
+            let vectorTable = try #require(db.tables.all.first?.vectorTables.first)
+            let entityTable = try #require(db.tables.all.first?.table)
+            let query = Self.vector(1_000)
+            let nearestOne = Query(nearest: .to(query, in: "embedding"), limit: 1)
+            /// The nearest record's id, and whether the server ranked (its ranking statement ran).
+            func nearest(_ read: () throws -> [Neighbour<Embedding16>]) throws -> (id: Int64?, inServer: Bool) {
+                let before = log.entries.count
+                let id = try read().first?.record.id
+                let inServer = log.entries[before...].contains {
+                    $0.contains(vectorTable.table) && $0.contains("ORDER BY")
+                }
+                return (id, inServer)
+            }
+            let bytes = query.elements.withUnsafeBytes { Data($0) }
+            try db.write { context in
+                try context.execute(
+                    "UPDATE \(entityTable) SET \"embedding\" = $1 WHERE \"id\" = 7", [.blob(bytes)])
+                let found = try nearest { try context.nearest(Embedding16.self, nearestOne) }
+                #expect(found.id == 7 && !found.inServer)
+            }
+            var found = try nearest { try db.nearest(Embedding16.self, nearestOne) }
+            #expect(found.id == 7 && !found.inServer)
+            try db.close()
+            db = try builder.create()
+            found = try nearest { try db.nearest(Embedding16.self, nearestOne) }
+            #expect(found.id == 7 && found.inServer)
+        }
+    }
 }

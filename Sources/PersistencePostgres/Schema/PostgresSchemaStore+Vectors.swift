@@ -29,22 +29,29 @@ extension PostgresSchemaStore {
         if try !tableExists(connection, schema: schema, name: vectorStateTable) {
             guard !declared.isEmpty else { return }
             try connection.execute(
-                "CREATE TABLE \(state) (name text NOT NULL PRIMARY KEY, dimensions integer NOT NULL)")
+                "CREATE TABLE \(state) (name text NOT NULL PRIMARY KEY, dimensions integer NOT NULL, "
+                    + "stale boolean NOT NULL DEFAULT false)")
         }
+        // A stale table (raw SQL changed records since it was built) is built again, as a missing one.
         var stored: [String: Int64] = [:]
-        for row in try connection.rows("SELECT name, dimensions FROM \(state)") {
-            guard case .text(let name)? = row.first, case .integer(let dimensions)? = row.last else { continue }
-            stored[name] = dimensions
+        var names: [String] = []
+        for row in try connection.rows("SELECT name, dimensions, stale::integer FROM \(state)") {
+            guard row.count == 3, case .text(let name) = row[0], case .integer(let dimensions) = row[1] else {
+                continue
+            }
+            names.append(name)
+            if row[2] == .integer(0) { stored[name] = dimensions }
         }
         let wanted = Dictionary(declared.map { ($0.1.tableName, Int64($0.1.dimensions)) }) { first, _ in first }
-        for (name, dimensions) in stored where wanted[name] != dimensions {
+        for name in names where wanted[name] == nil {
             try connection.execute("DROP TABLE IF EXISTS \(qualified(schema, name))")
             try connection.run("DELETE FROM \(state) WHERE name = $1", [.text(name)], textAsBytes: false)
         }
         for (table, vectors) in declared where stored[vectors.tableName] != Int64(vectors.dimensions) {
             try buildVectorTable(vectors, of: table, connection)
             try connection.run(
-                "INSERT INTO \(state) (name, dimensions) VALUES ($1, $2)",
+                "INSERT INTO \(state) (name, dimensions) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET "
+                    + "dimensions = excluded.dimensions, stale = false",
                 [.text(vectors.tableName), .integer(Int64(vectors.dimensions))], textAsBytes: false)
         }
     }

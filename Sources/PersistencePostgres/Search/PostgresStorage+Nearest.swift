@@ -18,6 +18,9 @@ extension PostgresStorage {
         let table = tables.all[entity]
         // More dimensions than a table holds: the context ranks what it reads.
         guard let vectors = table.vectorTables.first(where: { $0.attribute == attribute }) else { return nil }
+        // Raw SQL changed records (in this transaction, or in one since the table was built): the client ranks what
+        // the records hold until an opening builds the table again.
+        guard try !rawSQLChanged && vectorTableIsCurrent(vectors) else { return nil }
         if limit == 0 { return [] }
         var compiler = PostgresConditionCompiler(table: table, tables: tables(for: condition))
         let selected = condition.map { compiler.compile($0) }
@@ -51,6 +54,24 @@ extension PostgresStorage {
             ranked.append((values[0], found))
         }
         return Array(ranked.dropFirst(offset))
+    }
+
+    /// Whether `vectors`' table holds the stored vectors: built, and no raw SQL has changed records since.
+    private func vectorTableIsCurrent(_ vectors: PostgresVectorTable) throws -> Bool {
+        let state = quote(schema) + "." + quote(PostgresSchemaStore.vectorStateTable)
+        let rows = try run(
+            "SELECT stale::integer FROM \(state) WHERE name = $1", [.text(vectors.tableName)], textAsBytes: false
+        ).rows
+        guard let row = rows.first else { return false }
+        return try row.values().first == .integer(0)
+    }
+
+    /// Marks every table of vector elements stale, in the transaction whose raw SQL changed records: from its commit
+    /// on, nearest queries rank in the client, and the next opening builds the tables again.
+    func markVectorTablesStale() throws {
+        guard tables.all.contains(where: { !$0.vectorTables.isEmpty }) else { return }
+        let state = quote(schema) + "." + quote(PostgresSchemaStore.vectorStateTable)
+        try run("UPDATE \(state) SET stale = true WHERE NOT stale", textAsBytes: false)
     }
 
     /// Runs `body` with the server's JIT compilation off, then sets back what the transaction had: a ranking's

@@ -34,6 +34,10 @@ public final class PostgresStorage: RecordStorage {
     private var cursorDepth = 0
     /// The failure that ended the transaction on the server, if one did.
     var failure: PersistenceError?
+    /// Whether raw SQL changed something in this transaction: the tables of vector elements may no longer be the
+    /// stored vectors', so they are marked stale when it commits (``markVectorTablesStale()``) and this transaction
+    /// ranks in the client.
+    var rawSQLChanged = false
     /// Whether the transaction runs `READ COMMITTED` (``PostgresDatabase``'s `writeLockingRows`): its foreign-key
     /// checks then keep the records they find (``lockReferenced(keys:entity:)``).
     @_spi(PersistenceBackend) public let locksReferences: Bool
@@ -57,7 +61,10 @@ public final class PostgresStorage: RecordStorage {
     @_spi(PersistenceBackend) public func expire() {}
 
     /// A statement failed and the block went on: the server has aborted the transaction, which can't commit.
-    @_spi(PersistenceBackend) public func prepareCommit() throws { try checkUsable() }
+    @_spi(PersistenceBackend) public func prepareCommit() throws {
+        try checkUsable()
+        if rawSQLChanged { try markVectorTablesStale() }
+    }
 
     @_spi(PersistenceBackend) public func checkUsable(writing: Bool) throws { try checkUsable() }
 
@@ -80,7 +87,7 @@ public final class PostgresStorage: RecordStorage {
     }
 
     /// Runs `body`, noting the first statement failure of the transaction (the server aborts the transaction on it).
-    private func notingFailure<R>(_ body: () throws -> R) throws -> R {
+    func notingFailure<R>(_ body: () throws -> R) throws -> R {
         do {
             return try body()
         } catch let error as PersistenceError {
@@ -126,7 +133,9 @@ public final class PostgresStorage: RecordStorage {
     @_spi(PersistenceBackend) public func insert(_ values: [Value], entity: Int) throws {
         let table = tables.all[entity]
         let layout = table.layout
-        guard try runFixed(table.insertSQL, values, entity: layout.entity.name).isEmpty else { return }
+        guard try runFixed(table.insertSQL, values, entity: layout.entity.name).isEmpty else {
+            return try keepVectors(of: CollectionOfOne(values), in: table)
+        }
         // ON CONFLICT DO NOTHING: the primary key or a unique index refused it.
         let key = values[layout.primaryKeyIndex]
         let exists = try !runFixed(table.existsSQL, [key], entity: layout.entity.name).isEmpty
@@ -140,13 +149,16 @@ public final class PostgresStorage: RecordStorage {
 
     @_spi(PersistenceBackend) public func update(_ values: [Value], entity: Int) throws -> Bool {
         let table = tables.all[entity]
+        let updated: Bool
         do {
-            return try !runGuarded(
+            updated = try !runGuarded(
                 table.updateSQL, values, guarded: !table.uniqueIndexNames.isEmpty, entity: table.layout.entity.name
             ).isEmpty
         } catch let error as PersistenceError {
             throw annotated(error, "update", table)
         }
+        if updated { try keepVectors(of: CollectionOfOne(values), in: table) }
+        return updated
     }
 
     /// One statement: the insert, or the update its stamp condition allows.
@@ -161,6 +173,7 @@ public final class PostgresStorage: RecordStorage {
         }
         // No row: the stored record's stamp is as new, and it stays.
         guard let cell = result.first?.first else { return .ignoredAsStale }
+        try keepVectors(of: CollectionOfOne(values), in: table)
         return try Value(cell, as: .integer) == .integer(1) ? .inserted : .updated
     }
 
@@ -199,6 +212,7 @@ public final class PostgresStorage: RecordStorage {
                 {
                     throw PersistenceError(.notFound, "no \(table.layout.entity.name) has that primary key")
                 }
+                try keepVectors(of: chosen[start..<end], in: table)
                 start = end
             }
         }
@@ -421,16 +435,13 @@ public final class PostgresStorage: RecordStorage {
         let keyClass = [table.classes[table.layout.primaryKeyIndex]]
         var values: [Value] = []
         // Planned without statistics (a table just filled), the lateral lookup's estimates are large enough for
-        // the server to compile it (JIT), which costs more than most cascades take: off for this statement, then
-        // back to what the transaction had.
-        let jit = try run("SELECT current_setting('jit'), set_config('jit', 'off', true)", textAsBytes: false).rows
-        let previous = try jit.first.map { try $0.decode((String, String).self).0 } ?? "on"
-        let found = try run(sql, try checked(keys), entity: table.layout.entity.name).rows.map { row in
-            try row.read(as: keyClass, into: &values)
-            return values[0]
+        // the server to compile it (JIT), which costs more than most cascades take.
+        return try withoutJIT {
+            try run(sql, try checked(keys), entity: table.layout.entity.name).rows.map { row in
+                try row.read(as: keyClass, into: &values)
+                return values[0]
+            }
         }
-        try run("SELECT set_config('jit', $1, true)", [.text(previous)], textAsBytes: false)
-        return found
     }
 
     @_spi(PersistenceBackend) public func count(_ condition: ResolvedCondition?, entity: Int) throws -> Int {

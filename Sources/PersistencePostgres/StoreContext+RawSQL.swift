@@ -22,8 +22,10 @@ extension StoreContext where Storage == PostgresStorage {
         switch result.metadata.command {
         case "SELECT", "SHOW", "FETCH", "EXPLAIN", "VALUES": return 0
         default:
-            // Raw SQL can change any table, its rows unnamed: every observer reads again.
+            // Raw SQL can change any table, its rows unnamed: every observer reads again, and the tables of vector
+            // elements are no longer trusted.
             state.recorder?.recordEverything()
+            storage.rawSQLChanged = true
             return ServerConnection.changes(result)
         }
     }
@@ -34,6 +36,7 @@ extension StoreContext where Storage == PostgresStorage {
         let result = try runRaw(sql, arguments)
         if !["SELECT", "SHOW", "FETCH", "EXPLAIN", "VALUES"].contains(result.metadata.command) {
             state.recorder?.recordEverything()
+            storage.rawSQLChanged = true
         }
         return try result.rows.map { row in
             PostgresResultRow(columns: row.map(\.columnName), values: try row.values())

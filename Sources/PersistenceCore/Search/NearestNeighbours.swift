@@ -74,7 +74,7 @@ extension Neighbour: Sendable where E: Sendable {}
     /// The query's elements, as doubles.
     @_spi(PersistenceBackend) public let query: [Double]
     /// √(q·q), for cosine.
-    let queryNorm: Double
+    @_spi(PersistenceBackend) public let queryNorm: Double
 
     /// The distance to `vector` by `metric`.
     /// - Throws: ``PersistenceError/Code/invalidArgument`` for a vector with a non-finite element.

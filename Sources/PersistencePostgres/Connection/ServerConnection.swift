@@ -220,8 +220,15 @@ final class ServerConnection: @unchecked Sendable {
     /// Runs one of a table's fixed statements (text bound as `bytea`) through a statement prepared on this connection
     /// the first time it runs; returns its rows (a statement that changes rows says how many with `RETURNING 1`).
     func runPrepared(_ sql: String, _ values: [Value]) throws -> [PostgresRow] {
+        try runPrepared(sql, data: values.map(PostgresData.init(typed:)))
+    }
+
+    /// Runs a statement prepared on this connection as ``runPrepared(_:_:)`` does, its parameters bound as given: for
+    /// types `Value` has none of (the `real[]` of a vector's elements).
+    @discardableResult
+    func runPrepared(_ sql: String, data: [PostgresData]) throws -> [PostgresRow] {
         do {
-            return try awaitAnswer(try prepare(sql).execute(values.map(PostgresData.init(typed:))))
+            return try awaitAnswer(try prepare(sql).execute(data))
         } catch {
             throw translate(statementError: error)
         }

@@ -35,6 +35,24 @@ extension PostgresData {
     }
 }
 
+extension PostgresData {
+    /// A `real[]` of `elements` in the server's binary form: one dimension, from 1, no nulls; each element's IEEE 754
+    /// bits as they are.
+    init(realArray elements: [Float]) {
+        var buffer = ByteBufferAllocator().buffer(capacity: 20 + elements.count * 8)
+        buffer.writeInteger(Int32(1))  // dimensions
+        buffer.writeInteger(Int32(0))  // no null elements
+        buffer.writeInteger(PostgresDataType.float4.rawValue)
+        buffer.writeInteger(Int32(elements.count))
+        buffer.writeInteger(Int32(1))  // the lower bound
+        for element in elements {
+            buffer.writeInteger(Int32(4))
+            buffer.writeInteger(element.bitPattern)
+        }
+        self.init(type: .float4Array, formatCode: .binary, value: buffer)
+    }
+}
+
 extension Value {
     /// A value from a cell of a typed table, read as the attribute's storage class says (text is UTF-8 in `bytea`).
     ///

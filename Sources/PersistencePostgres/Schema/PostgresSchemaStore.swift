@@ -71,13 +71,17 @@ enum PostgresSchemaStore {
             }
             guard !dryRun else { return nil }
             try create(connection, schema: schema, version: model.version, tables: tables)
+            try ensureVectorTables(connection, schema: schema, tables: tables)
             return nil
         }
         let decision = try decide(connection, schema: schema, model: model, current: descriptions)
         guard case .migrate(let storedVersion, let storedSchema) = decision else {
             try CommitNotices.ensure(connection, schema: schema, tables: notifyingTables(tables))
+            try ensureVectorTables(connection, schema: schema, tables: tables)
             return nil
         }
+        // Built again from the migrated records below; they refer to tables the steps may replace.
+        try dropVectorTables(connection, schema: schema)
         // Every step is planned before anything changes: a step that can't be done is refused with the store as it
         // was.
         var report: MigrationReport?
@@ -102,6 +106,7 @@ enum PostgresSchemaStore {
         try write(connection, schema: schema, "modelVersion", .integer(Int64(model.version)))
         // After the migration: a table it rebuilt lost its trigger.
         try CommitNotices.ensure(connection, schema: schema, tables: notifyingTables(tables))
+        try ensureVectorTables(connection, schema: schema, tables: tables)
         return report
     }
 
@@ -168,6 +173,8 @@ enum PostgresSchemaStore {
             {
                 tables += descriptions.map(\.name)
             }
+            // First: they refer to the entities' tables.
+            try dropVectorTables(connection, schema: schema)
             for table in tables {
                 try connection.execute("DROP TABLE IF EXISTS \(qualified(schema, table))")
             }

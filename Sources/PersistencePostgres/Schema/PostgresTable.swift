@@ -1,4 +1,4 @@
-import PersistenceCore
+@_spi(PersistenceBackend) import PersistenceCore
 @_spi(PersistenceBackend) import PersistenceEngine
 import PersistenceSQL
 
@@ -21,6 +21,9 @@ final class PostgresTable: Sendable {
     let classes: [StorageClass]
     /// The names of the entity's unique indexes: a unique violation on one of them is not a duplicate key.
     let uniqueIndexNames: Set<String>
+    /// The tables of the entity's vector attributes' elements, which the server ranks nearest neighbours over (none
+    /// for an attribute of more dimensions than a table holds).
+    let vectorTables: [PostgresVectorTable]
 
     // The fixed statements, prepared once per connection; those that change a row return one `1` per row changed.
     let insertSQL: String
@@ -45,6 +48,7 @@ final class PostgresTable: Sendable {
         primaryKeyColumn = quote(entity.primaryKey)
         classes = layout.types.map(\.storageClass)
         uniqueIndexNames = Set(entity.indexes.filter(\.isUnique).map { $0.name(in: entity.name) })
+        vectorTables = layout.vectors.compactMap { PostgresVectorTable($0, layout: layout, schema: schema) }
 
         let placeholders = (1...layout.names.count).map { "$\($0)" }.joined(separator: ", ")
         let keyParameter = "$\(layout.primaryKeyIndex + 1)"

@@ -23,14 +23,18 @@ extension PostgresStorage {
 
     /// The name of the table of the index named `name`: `persistence_ft_` and 16 hex digits of an FNV-1a digest of
     /// it (PostgreSQL names are at most 63 bytes; index names aren't).
-    static func fullTextTableName(_ name: String) -> String {
+    static func fullTextTableName(_ name: String) -> String { digestName("persistence_ft_", name) }
+
+    /// `prefix` and 16 hex digits of an FNV-1a digest of `name`: a table name of the library's that fits PostgreSQL's
+    /// 63 bytes whatever the length of what it is named after.
+    static func digestName(_ prefix: String, _ name: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in name.utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x100_0000_01b3
         }
         let digest = String(hash, radix: 16)
-        return "persistence_ft_" + String(repeating: "0", count: 16 - digest.count) + digest
+        return prefix + String(repeating: "0", count: 16 - digest.count) + digest
     }
 
     @_spi(PersistenceBackend) public var keepsFullTextIndexes: Bool { true }

@@ -122,10 +122,18 @@ struct NearestInServerTests {
             }
             var found = try nearest { try db.nearest(Embedding16.self, nearestOne) }
             #expect(found.id == 7 && !found.inServer)
+            /// The elements' table's object id: the same while it is filled again in place.
+            func tableIdentity() throws -> [Value] {
+                try db.read { try $0.rows("SELECT '\(vectorTable.table)'::regclass::oid::bigint") }.map { $0.values[0] }
+            }
+            let identity = try tableIdentity()
             try db.close()
             db = try builder.create()
             found = try nearest { try db.nearest(Embedding16.self, nearestOne) }
             #expect(found.id == 7 && found.inServer)
+            #expect(try tableIdentity() == identity)
+            let stored = try db.read { try $0.rows("SELECT count(*) FROM \(vectorTable.table)") }.map { $0.values[0] }
+            #expect(stored == [.integer(50)])
         }
     }
 }

@@ -32,23 +32,27 @@ extension PostgresSchemaStore {
                 "CREATE TABLE \(state) (name text NOT NULL PRIMARY KEY, dimensions integer NOT NULL, "
                     + "stale boolean NOT NULL DEFAULT false)")
         }
-        // A stale table (raw SQL changed records since it was built) is built again, as a missing one.
-        var stored: [String: Int64] = [:]
-        var names: [String] = []
+        // A stale table (raw SQL changed records since it was built) is filled again in place: emptied, not dropped,
+        // so that other connections' statements prepared on it stay valid and its constraints untouched.
+        var stored: [String: (dimensions: Int64, stale: Bool)] = [:]
         for row in try connection.rows("SELECT name, dimensions, stale::integer FROM \(state)") {
             guard row.count == 3, case .text(let name) = row[0], case .integer(let dimensions) = row[1] else {
                 continue
             }
-            names.append(name)
-            if row[2] == .integer(0) { stored[name] = dimensions }
+            stored[name] = (dimensions, row[2] != .integer(0))
         }
         let wanted = Dictionary(declared.map { ($0.1.tableName, Int64($0.1.dimensions)) }) { first, _ in first }
-        for name in names where wanted[name] == nil {
+        for name in stored.keys.sorted() where wanted[name] == nil {
             try connection.execute("DROP TABLE IF EXISTS \(qualified(schema, name))")
             try connection.run("DELETE FROM \(state) WHERE name = $1", [.text(name)], textAsBytes: false)
         }
-        for (table, vectors) in declared where stored[vectors.tableName] != Int64(vectors.dimensions) {
-            try buildVectorTable(vectors, of: table, connection)
+        for (table, vectors) in declared {
+            let found = stored[vectors.tableName]
+            if let found, found.dimensions == Int64(vectors.dimensions), !found.stale { continue }
+            let inPlace =
+                try found?.dimensions == Int64(vectors.dimensions)
+                && tableExists(connection, schema: schema, name: vectors.tableName)
+            try buildVectorTable(vectors, of: table, inPlace: inPlace, connection)
             try connection.run(
                 "INSERT INTO \(state) (name, dimensions) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET "
                     + "dimensions = excluded.dimensions, stale = false",
@@ -56,12 +60,17 @@ extension PostgresSchemaStore {
         }
     }
 
-    /// Creates `vectors`' table and fills it from the stored values of `table`, 500 records a fetch.
+    /// Creates `vectors`' table (or empties it, `inPlace`) and fills it from the stored values of `table`, 500 records
+    /// a fetch.
     private static func buildVectorTable(
-        _ vectors: PostgresVectorTable, of table: PostgresTable, _ connection: ServerConnection
+        _ vectors: PostgresVectorTable, of table: PostgresTable, inPlace: Bool, _ connection: ServerConnection
     ) throws {
-        try connection.execute("DROP TABLE IF EXISTS \(vectors.table)")
-        try connection.execute(vectors.creationSQL(entityTable: table))
+        if inPlace {
+            try connection.execute("TRUNCATE \(vectors.table)")
+        } else {
+            try connection.execute("DROP TABLE IF EXISTS \(vectors.table)")
+            try connection.execute(vectors.creationSQL(entityTable: table))
+        }
         let column = quote(table.layout.names[vectors.attribute])
         let classes = [table.classes[table.layout.primaryKeyIndex], StorageClass.blob]
         try connection.execute(

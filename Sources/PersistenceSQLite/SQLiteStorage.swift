@@ -30,6 +30,8 @@ public final class SQLiteStorage: RecordStorage {
     let readsOnly: Bool
     /// How many savepoints are open.
     private var savepointDepth = 0
+    /// The copy of vectors the last scan handed out, kept while the transaction lasts so that its bytes do.
+    private var vectorsInUse: VectorCache.Entry?
 
     init(
         connection: Connection, mappings: EntityLookup<TableMapping>, instrumentation: Instrumentation,
@@ -217,7 +219,7 @@ public final class SQLiteStorage: RecordStorage {
     /// copied there (which an unconditioned scan in a read transaction does).
     @_spi(PersistenceBackend) public func scanVectors(
         at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
-        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+        _ visit: (Value, UnsafeRawBufferPointer, Bool) throws -> Void
     ) throws {
         let query = ResolvedQuery.selecting(condition, key: key)
         guard condition == nil, let vectorCache,
@@ -225,7 +227,8 @@ public final class SQLiteStorage: RecordStorage {
         else {
             return try forEachRow(query, mappings.all[entity], columns: [key, attribute]) { statement in
                 guard let bytes = statement.blob(at: 1) else { return }
-                try visit(statement.value(at: 0), bytes)
+                // Valid until the next step.
+                try visit(statement.value(at: 0), bytes, false)
             }
         }
         // Read in the transaction: the stamp of its snapshot, which the scan below reads too.
@@ -233,6 +236,8 @@ public final class SQLiteStorage: RecordStorage {
             connection: connection.serial, dataVersion: try connection.dataVersion(),
             changes: connection.totalChanges)
         if let entry = vectorCache.entry(entity: entity, attribute: attribute, at: stamp) {
+            // Held with the transaction: the bytes it hands out last after the scan (the context ranks in place).
+            vectorsInUse = entry
             return try entry.forEach(visit)
         }
         var builder = readsOnly ? VectorCacheBuilder(stride: vector.dimensions * 4, limit: vectorCache.limit) : nil
@@ -240,7 +245,7 @@ public final class SQLiteStorage: RecordStorage {
             guard let bytes = statement.blob(at: 1) else { return }
             let key = statement.value(at: 0)
             builder?.add(key: key, bytes: bytes)
-            try visit(key, bytes)
+            try visit(key, bytes, false)
         }
         if let entry = builder?.build() {
             vectorCache.keep(entry, entity: entity, attribute: attribute, at: stamp)

@@ -111,70 +111,89 @@ extension Neighbour: Sendable where E: Sendable {}
     }
 }
 
-/// Stored vectors gathered eight at a time (copied as they are stored, one after another), so that one pass over
-/// the dimensions computes eight distances: each lane's sums are taken in dimension order as `VectorDistance`
-/// defines them — the same doubles as one vector at a time, without each addition waiting on the one before.
-struct VectorBatch {
+/// Stored vectors gathered eight at a time, so that one pass over the dimensions computes eight distances: each
+/// lane's sums are taken in dimension order as `VectorDistance` defines them — the same doubles as one vector at a
+/// time, without each addition waiting on the one before. A lane reads its vector where the storage holds it when
+/// those bytes outlast the scan's call (LMDB's map, SQLite's copy in memory), else from a copy kept here.
+final class VectorBatch {
     static let width = 8
     private let dimensions: Int
-    /// The vectors' stored bytes, `dimensions * 4` a vector.
-    private var rows: [UInt8]
+    /// Room for eight copied vectors, `dimensions * 4` bytes each; an unused lane reads its slot, whatever it holds.
+    private let copies: UnsafeMutableRawPointer
+    /// Where each lane's vector is: in place, or its slot of `copies`.
+    private let lanes: UnsafeMutablePointer<UnsafeRawPointer>
     private(set) var keys: [Value] = []
 
     init(dimensions: Int) {
         self.dimensions = dimensions
-        rows = Array(repeating: 0, count: dimensions * 4 * Self.width)
+        let bytes = Swift.max(dimensions, 1) &* 4 &* Self.width
+        copies = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+        copies.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+        lanes = UnsafeMutablePointer.allocate(capacity: Self.width)
+        lanes.initialize(repeating: UnsafeRawPointer(copies), count: Self.width)
         keys.reserveCapacity(Self.width)
+    }
+
+    deinit {
+        copies.deallocate()
+        lanes.deallocate()
     }
 
     var isFull: Bool { keys.count == Self.width }
 
-    /// Adds a stored vector (of the batch's dimensions) and its record's key.
-    mutating func add(key: Value, bytes: UnsafeRawBufferPointer) {
-        let offset = keys.count * dimensions * 4
-        rows.withUnsafeMutableBytes { rows in
-            rows.baseAddress.unsafelyUnwrapped.advanced(by: offset).copyMemory(
-                from: bytes.baseAddress.unsafelyUnwrapped, byteCount: dimensions * 4)
+    /// Adds a stored vector (of the batch's dimensions) and its record's key: read where it is when `lasting` (the
+    /// bytes stay valid until the batch is taken, nothing written before), else copied.
+    func add(key: Value, bytes: UnsafeRawBufferPointer, lasting: Bool) {
+        let lane = keys.count
+        if lasting {
+            lanes[lane] = bytes.baseAddress.unsafelyUnwrapped
+        } else {
+            let slot = copies.advanced(by: lane &* dimensions &* 4)
+            slot.copyMemory(from: bytes.baseAddress.unsafelyUnwrapped, byteCount: dimensions &* 4)
+            lanes[lane] = UnsafeRawPointer(slot)
         }
         keys.append(key)
     }
 
     /// Hands `ranked` each vector added, in order, with its distance; the batch is then empty.
-    mutating func take(_ distance: VectorDistance, _ ranked: (Value, Double) -> Void) {
+    func take(_ distance: VectorDistance, _ ranked: (Value, Double) -> Void) {
+        guard !keys.isEmpty else { return }
+        // Unused lanes read their slots of the copies: their sums are computed and never handed out.
+        for lane in keys.count..<Self.width {
+            lanes[lane] = UnsafeRawPointer(copies.advanced(by: lane &* dimensions &* 4))
+        }
         var dot = SIMD8<Double>()
         var squares = SIMD8<Double>()
         var differences = SIMD8<Double>()
         let dimensions = dimensions
-        let stride = dimensions &* 4
-        rows.withUnsafeBytes { rows in
-            distance.query.withUnsafeBufferPointer { query in
-                let base = rows.baseAddress.unsafelyUnwrapped
+        let (p0, p1, p2, p3) = (lanes[0], lanes[1], lanes[2], lanes[3])
+        let (p4, p5, p6, p7) = (lanes[4], lanes[5], lanes[6], lanes[7])
+        distance.query.withUnsafeBufferPointer { query in
+            @inline(__always)
+            func elements(_ index: Int) -> SIMD8<Double> {
+                let offset = index &* 4
                 @inline(__always)
-                func elements(_ index: Int) -> SIMD8<Double> {
-                    let at = base.advanced(by: index &* 4)
-                    @inline(__always)
-                    func lane(_ lane: Int) -> Double {
-                        Double(
-                            Float(
-                                bitPattern: UInt32(
-                                    littleEndian: at.loadUnaligned(fromByteOffset: lane &* stride, as: UInt32.self))))
-                    }
-                    return SIMD8(lane(0), lane(1), lane(2), lane(3), lane(4), lane(5), lane(6), lane(7))
+                func lane(_ vector: UnsafeRawPointer) -> Double {
+                    Double(
+                        Float(
+                            bitPattern: UInt32(
+                                littleEndian: vector.loadUnaligned(fromByteOffset: offset, as: UInt32.self))))
                 }
-                switch distance.metric {
-                case .cosine:
-                    for index in 0..<dimensions {
-                        let element = elements(index)
-                        dot += element * query[index]
-                        squares += element * element
-                    }
-                case .dotProduct:
-                    for index in 0..<dimensions { dot += elements(index) * query[index] }
-                case .euclidean:
-                    for index in 0..<dimensions {
-                        let difference = elements(index) - query[index]
-                        differences += difference * difference
-                    }
+                return SIMD8(lane(p0), lane(p1), lane(p2), lane(p3), lane(p4), lane(p5), lane(p6), lane(p7))
+            }
+            switch distance.metric {
+            case .cosine:
+                for index in 0..<dimensions {
+                    let element = elements(index)
+                    dot += element * query[index]
+                    squares += element * element
+                }
+            case .dotProduct:
+                for index in 0..<dimensions { dot += elements(index) * query[index] }
+            case .euclidean:
+                for index in 0..<dimensions {
+                    let difference = elements(index) - query[index]
+                    differences += difference * difference
                 }
             }
         }

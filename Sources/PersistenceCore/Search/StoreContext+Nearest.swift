@@ -94,11 +94,11 @@ extension StoreContext {
         let count = resolved.limit.map { resolved.offset + $0 }
         if count == 0 { return [] }
         var ranking = NearestRanking(count: count)
-        var batch = VectorBatch(dimensions: vector.dimensions)
+        let batch = VectorBatch(dimensions: vector.dimensions)
         let bytes = vector.dimensions * 4
         try storage.scanVectors(
             at: vector.position, key: layout.primaryKeyIndex, where: resolved.condition, entity: position
-        ) { key, stored in
+        ) { key, stored, lasting in
             guard stored.count == bytes else {
                 // Named by entity and attribute only: errors never hold stored values (verify() names the record).
                 throw PersistenceError(
@@ -107,9 +107,10 @@ extension StoreContext {
                         + "\(vector.dimensions) dimensions (stored before it was declared so?); verify() lists such "
                         + "records")
             }
-            batch.add(key: key, bytes: stored)
+            batch.add(key: key, bytes: stored, lasting: lasting)
             if batch.isFull { batch.take(distance) { ranking.add(key: $0, distance: $1) } }
         }
+        // Nothing written since the scan: lasting bytes of the last vectors are still valid.
         batch.take(distance) { ranking.add(key: $0, distance: $1) }
         return Array(ranking.ranked.dropFirst(resolved.offset))
     }

@@ -155,12 +155,15 @@ public protocol RecordStorage: AnyObject {
 
     /// Calls `visit` with the primary key (at `key`) and the stored bytes of the attribute at `attribute` (a vector's, of
     /// `VectorLayout`) of each record `condition` selects, in any order, skipping records whose value there is
-    /// `nil`; the bytes are valid during the call only. `visit` must not change the store. The default reads the
-    /// two values through ``scanValues(_:entity:attributes:_:)``; an engine that can hand its stored bytes in place
-    /// (SQLite's blob, LMDB's map) saves a copy a record.
+    /// `nil`, and whether those bytes outlast the call (`true`: valid until the storage is next asked to write or its
+    /// transaction ends, and the context ranks them where they are; `false`: valid during the call only, and the
+    /// context copies them). `visit` must not change the store. The default
+    /// reads the two values through ``scanValues(_:entity:attributes:_:)``; an engine that can hand its stored bytes
+    /// in place (SQLite's blob, LMDB's map) saves a copy a record, and one whose bytes last (LMDB's map, SQLite's
+    /// copy in memory) saves the context's copy too.
     @_spi(PersistenceBackend) func scanVectors(
         at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
-        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+        _ visit: (Value, UnsafeRawBufferPointer, Bool) throws -> Void
     ) throws
 
     /// The keys and distances of the records nearest `distance`'s vector in the attribute at `attribute`, among
@@ -264,15 +267,15 @@ extension RecordStorage {
 
     @_spi(PersistenceBackend) public func scanVectors(
         at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
-        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+        _ visit: (Value, UnsafeRawBufferPointer, Bool) throws -> Void
     ) throws {
         let query = ResolvedQuery.selecting(condition, key: key)
         try scanValues(query, entity: entity, attributes: [key, attribute]) { values in
             switch values[1] {
             case .null: return
-            case .blob(let data): try data.withUnsafeBytes { try visit(values[0], $0) }
+            case .blob(let data): try data.withUnsafeBytes { try visit(values[0], $0, false) }
             // Not bytes: no vector of any dimension, which the context reports.
-            default: try visit(values[0], UnsafeRawBufferPointer(start: nil, count: 0))
+            default: try visit(values[0], UnsafeRawBufferPointer(start: nil, count: 0), false)
             }
         }
     }

@@ -9,7 +9,7 @@ extension LMDBStorage {
     /// it names, by key, whole.
     @_spi(PersistenceBackend) public func scanVectors(
         at attribute: Int, key: Int, where condition: ResolvedCondition?, entity: Int,
-        _ visit: (Value, UnsafeRawBufferPointer) throws -> Void
+        _ visit: (Value, UnsafeRawBufferPointer, Bool) throws -> Void
     ) throws {
         let store = stores.all[entity]
         instrumentation.trace("query", entity: store.layout.entity.name)
@@ -17,9 +17,9 @@ extension LMDBStorage {
         let whole = { (_: UnsafeRawBufferPointer, values: [Value]) throws -> Bool in
             switch values[attribute] {
             case .null: break
-            case .blob(let data): try data.withUnsafeBytes { try visit(values[key], $0) }
+            case .blob(let data): try data.withUnsafeBytes { try visit(values[key], $0, false) }
             // Not bytes: no vector of any dimension, which the context reports.
-            default: try visit(values[key], UnsafeRawBufferPointer(start: nil, count: 0))
+            default: try visit(values[key], UnsafeRawBufferPointer(start: nil, count: 0), false)
             }
             return true
         }
@@ -27,6 +27,9 @@ extension LMDBStorage {
         let attributes = store.layout.names.count
         let wanted = condition.map { StoredProbe($0, attributes: attributes, decodesMatches: false).wanted } ?? []
         var probed: [Value] = []
+        // A plain record's bytes are the map's, which stay put while the transaction lasts (`visit` writes nothing);
+        // a sealed one's are decrypted into memory valid during the call only.
+        let lasting = !sealer.isEncrypted
         let scan = { (storedKey: UnsafeRawBufferPointer, stored: UnsafeRawBufferPointer) throws -> Bool in
             try self.cancellation?.check()
             do {
@@ -37,7 +40,7 @@ extension LMDBStorage {
                         guard condition.matches(probed) else { return }
                     }
                     guard let vector = try RecordCodec.blob(at: attribute, in: plain) else { return }
-                    try visit(RecordCodec.value(at: key, in: plain), vector)
+                    try visit(RecordCodec.value(at: key, in: plain), vector, lasting)
                 }
             } catch let error as PersistenceError where error.code == .corrupt || error.code == .authenticationFailed {
                 throw self.failure(error, of: store, key: storedKey)

@@ -1,3 +1,4 @@
+import Foundation
 @_spi(PersistenceBackend) import PersistenceCore
 import Synchronization
 
@@ -22,31 +23,38 @@ final class VectorCache: Sendable {
         let changes: Int64
     }
 
-    /// An attribute's vectors: `keys[i]`'s vector at bytes `i × stride ..< (i + 1) × stride`.
-    final class Entry: Sendable {
+    /// An attribute's vectors: `keys[i]`'s vector at bytes `i × stride ..< (i + 1) × stride`, in memory of its own
+    /// that stays put while the entry lives (a scan's storage holds the entry so that its context ranks in place).
+    final class Entry: @unchecked Sendable {  // immutable once built
         let keys: [Value]
-        let bytes: [UInt8]
         let stride: Int
+        private let bytes: UnsafeMutableRawBufferPointer
 
         init(keys: [Value], bytes: [UInt8], stride: Int) {
             self.keys = keys
-            self.bytes = bytes
             self.stride = stride
+            self.bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 16)
+            self.bytes.copyMemory(from: UnsafeRawBufferPointer(start: bytes, count: bytes.count))
         }
+
+        deinit { bytes.deallocate() }
 
         var size: Int { bytes.count + keys.count * MemoryLayout<Value>.stride }
 
-        /// Calls `visit` with each key and its vector's bytes, in the order they were read.
-        func forEach(_ visit: (Value, UnsafeRawBufferPointer) throws -> Void) rethrows {
-            try bytes.withUnsafeBytes { all in
-                for index in keys.indices {
-                    try visit(keys[index], UnsafeRawBufferPointer(rebasing: all[index * stride..<(index + 1) * stride]))
-                }
+        /// Calls `visit` with each key and its vector's bytes, in the order they were read: bytes valid while the
+        /// entry lives.
+        func forEach(_ visit: (Value, UnsafeRawBufferPointer, Bool) throws -> Void) rethrows {
+            let all = UnsafeRawBufferPointer(bytes)
+            for index in keys.indices {
+                try visit(
+                    keys[index], UnsafeRawBufferPointer(rebasing: all[index * stride..<(index + 1) * stride]), true)
             }
         }
 
         func holdsTheSame(as other: Entry) -> Bool {
-            stride == other.stride && keys == other.keys && bytes == other.bytes
+            guard stride == other.stride, bytes.count == other.bytes.count, keys == other.keys else { return false }
+            guard let mine = bytes.baseAddress, let theirs = other.bytes.baseAddress else { return true }
+            return memcmp(mine, theirs, bytes.count) == 0
         }
     }
 
@@ -92,10 +100,12 @@ final class VectorCache: Sendable {
     func keep(_ entry: Entry, entity: Int, attribute: Int, at stamp: Stamp) {
         let size = entry.size
         guard size <= limit else { return }
+        let slot = Slot(entity: entity, attribute: attribute)
+        // Compared outside the lock (up to the limit's bytes): a scan on another connection never waits for it.
+        let same = state.withLock { $0.held[slot]?.entry }.flatMap { $0.holdsTheSame(as: entry) ? $0 : nil }
         state.withLock { state in
-            let slot = Slot(entity: entity, attribute: attribute)
             state.uses &+= 1
-            if var held = state.held[slot], held.entry.holdsTheSame(as: entry) {
+            if let same, var held = state.held[slot], held.entry === same {
                 held.stamps[stamp.connection] = stamp
                 held.lastUse = state.uses
                 state.held[slot] = held
@@ -117,9 +127,6 @@ final class VectorCache: Sendable {
     func removeAll() {
         state.withLock { $0 = State() }
     }
-
-    /// The bytes the entries hold together.
-    var size: Int { state.withLock { $0.size } }
 }
 
 /// An entry read while a scan hands out its rows: abandoned when a value is of another size than the attribute's

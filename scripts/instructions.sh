@@ -18,6 +18,7 @@
 #   scripts/instructions.sh                   every workload at N=20000 (N1: 2 reads of the table)
 #   N=5000 ONLY=S2,D1 scripts/instructions.sh
 #   BIN=path/to/compare ONLY=L1,L4,L6,K scripts/instructions.sh   another build of compare (make compare-vendored)
+#   ONLY=V1 ARGS="--vectors 5000" scripts/instructions.sh           more arguments for compare (sizes of F1, V1…)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-20000}
@@ -36,7 +37,7 @@ echo "==> instructions: compare under callgrind, N=$N${ONLY:+, only $ONLY} (seve
 SWIFT_DETERMINISTIC_HASHING=1 scripts/with-postgres.sh valgrind --tool=callgrind --collect-atstart=no \
     --callgrind-out-file="$OUT/callgrind.out" "$OUT/compare" --n "$N" --lookups "$N" --postgres-lookups "$N" \
     --writer-commits 16 --runs 1 --memory-rows 0 --migration-rows 0 --aggregate-rows "$N" --northwind-fetches 2 --realm-users "$N" --realm-students "$((N / 5))" \
-    --commits 0 --sync-rows 0 --sync-push-records 0 --sync-resume-records 0 ${ONLY:+--only "$ONLY"} --json "$OUT/compare.json" >"$OUT/compare.log" 2>&1 || {
+    --commits 0 --sync-rows 0 --sync-push-records 0 --sync-resume-records 0 ${ONLY:+--only "$ONLY"} ${ARGS:-} --json "$OUT/compare.json" >"$OUT/compare.log" 2>&1 || {
     tail -20 "$OUT/compare.log" >&2
     exit 1
 }

@@ -102,6 +102,7 @@ final class Environment: @unchecked Sendable {
         access: Access = .readWrite, semaphorePrefix: String? = nil, fullFsync: Bool = false
     ) throws {
         var env: OpaquePointer?
+        var creates = false
         try LMDBError.check(mdb_env_create(&env), "could not create an LMDB environment")
         guard let env else { throw PersistenceError(.backend, "LMDB returned no environment") }
         // lmdb.h, mdb_env_open: "If this function fails, mdb_env_close() must be called to discard the MDB_env
@@ -122,6 +123,8 @@ final class Environment: @unchecked Sendable {
             if case .readOnly(let lockFile) = access {
                 flags |= UInt32(MDB_RDONLY) | (lockFile ? 0 : UInt32(MDB_NOLOCK))
             }
+            // A store file this opening creates: made durable, then its name (below).
+            if case .readWrite = access { creates = !FileManager.default.fileExists(atPath: path) }
             let code = mdb_env_open(env, path, flags, 0o600)
             if code == MDB_VERSION_MISMATCH, Self.lockFileIsHeld(path + "-lock") { throw Self.otherLockingBuild(path) }
             try LMDBError.check(code, "could not open the store file")
@@ -134,6 +137,12 @@ final class Environment: @unchecked Sendable {
         if case .readWrite = access {
             var stale: Int32 = 0
             _ = mdb_reader_check(env, &stale)
+        }
+        // LMDB syncs the file at each commit, never the directory: without this, a power cut could take the new
+        // file's name — and every commit in it — with it, on file systems that don't journal names in order.
+        if creates {
+            _ = mdb_env_sync(env, 1)
+            syncDirectory(of: URL(fileURLWithPath: path))
         }
         handle = env
         self.path = path

@@ -82,14 +82,6 @@ extension LMDBStoredStore {
         }
     }
 
-    /// Syncs the directory entry of a rename (best effort: not every file system syncs directories).
-    private static func syncDirectory(of file: URL) {
-        let descriptor = open(file.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        _ = fsync(descriptor)
-        closeDescriptor(descriptor)
-    }
-
     static func removeCopy(_ copy: URL) {
         try? FileManager.default.removeItem(at: copy)
         try? FileManager.default.removeItem(at: URL(fileURLWithPath: copy.path + "-lock"))

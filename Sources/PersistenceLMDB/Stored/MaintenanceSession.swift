@@ -134,3 +134,12 @@ final class MaintenanceSession {
 
 /// `close(2)`, out of the way of the `close()` methods of the types that call it.
 func closeDescriptor(_ descriptor: Int32) { _ = close(descriptor) }
+
+/// Syncs the directory holding `file`, so that a name just created or renamed there survives a power cut (best
+/// effort: not every file system syncs directories).
+func syncDirectory(of file: URL) {
+    let descriptor = open(file.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return }
+    _ = fsync(descriptor)
+    closeDescriptor(descriptor)
+}

@@ -8,6 +8,8 @@ enum ReliabilitySize {
     static var flips: Int { integer("RELIABILITY_FLIPS", default: 60) }
     /// Inputs per decoder in the deterministic fuzz run (`RELIABILITY_FUZZ_INPUTS`).
     static var fuzzInputs: Int { integer("RELIABILITY_FUZZ_INPUTS", default: 3000) }
+    /// Commits traced per backend for the crash states (`RELIABILITY_CRASH_COMMITS`).
+    static var crashCommits: Int { integer("RELIABILITY_CRASH_COMMITS", default: 3) }
     /// The seed of every random choice (`RELIABILITY_SEED`); printed with each run's figures so a failure repeats.
     static var seed: UInt64 { UInt64(ProcessInfo.processInfo.environment["RELIABILITY_SEED"] ?? "") ?? 20_261_123 }
 
